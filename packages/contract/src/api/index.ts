@@ -1,0 +1,128 @@
+import { defineEndpoint } from "./endpoint.ts";
+import * as s from "./schemas.ts";
+
+export * from "./endpoint.ts";
+export * from "./schemas.ts";
+
+
+/** Every gateway call of spec §7, relative to the gateway base `/api`. */
+export const api = {
+  session: defineEndpoint({ method: "GET", path: "/session", answer: s.SessionAnswer, statuses: [200, 401] }),
+  countries: defineEndpoint({ method: "GET", path: "/countries", answer: s.CountriesAnswer, statuses: [200] }),
+  login: defineEndpoint({
+    method: "POST",
+    path: "/account/login",
+    body: s.LoginBody,
+    answer: s.LoginAnswer,
+    statuses: [200, 400, 401, 403, 429],
+  }),
+  loginModes: defineEndpoint({
+    method: "POST",
+    path: "/account/login/modes",
+    body: s.LoginModesBody,
+    answer: s.LoginModesAnswer,
+    statuses: [200, 400, 429],
+  }),
+  logout: defineEndpoint({ method: "POST", path: "/account/logout", body: s.LogoutBody, answer: s.Empty, statuses: [200, 403] }),
+  registerValidate: defineEndpoint({
+    method: "POST",
+    path: "/account/register/validate",
+    body: s.RegisterValidateBody,
+    answer: s.RegisterValidateAnswer,
+    statuses: [200, 400, 429],
+  }),
+  register: defineEndpoint({
+    method: "POST",
+    path: "/account/register",
+    body: s.RegisterBody,
+    answer: s.Empty,
+    statuses: [200, 400, 409, 429],
+  }),
+  captcha: defineEndpoint({ method: "GET", path: "/captcha/generate", answer: s.CaptchaAnswer, statuses: [200, 404] }),
+  socialLogin: defineEndpoint({
+    method: "POST",
+    path: "/account/social/login",
+    body: s.SocialLoginBody,
+    answer: s.RedirectAnswer,
+    statuses: [200, 400, 422],
+  }),
+  socialRegister: defineEndpoint({
+    method: "POST",
+    path: "/account/social/register",
+    body: s.SocialRegisterBody,
+    answer: s.Empty,
+    statuses: [200, 400, 401, 409],
+  }),
+  socialLink: defineEndpoint({
+    method: "POST",
+    path: "/account/social/link",
+    body: s.SocialLinkBody,
+    answer: s.Empty,
+    statuses: [200, 400, 401, 429],
+  }),
+  federatedLogin: defineEndpoint({
+    method: "POST",
+    path: "/account/federated/login",
+    body: s.FederatedLoginBody,
+    answer: s.RedirectAnswer,
+    statuses: [200, 400, 404],
+  }),
+  profile: defineEndpoint({ method: "GET", path: "/account/profile", answer: s.ProfileAnswer, statuses: [200, 401] }),
+  updateProfile: defineEndpoint({
+    method: "PUT",
+    path: "/account/profile",
+    body: s.ProfileBody,
+    answer: s.Empty,
+    statuses: [200, 400, 401],
+  }),
+  recover: defineEndpoint({ method: "POST", path: "/account/recover", body: s.RecoverBody, answer: s.Empty, statuses: [200, 400, 429] }),
+  recoverStatus: defineEndpoint({ method: "GET", path: "/account/recover/{code}", answer: s.CodeStatusAnswer, statuses: [200, 429] }),
+  resetPassword: defineEndpoint({
+    method: "POST",
+    path: "/account/reset_password",
+    body: s.ResetPasswordBody,
+    answer: s.Empty,
+    statuses: [200, 400, 404, 410],
+  }),
+  setupPassword: defineEndpoint({
+    method: "POST",
+    path: "/account/setup_password",
+    body: s.SetupPasswordBody,
+    answer: s.Empty,
+    statuses: [200, 400, 404, 410],
+  }),
+  changePassword: defineEndpoint({
+    method: "POST",
+    path: "/account/change_password",
+    body: s.ChangePasswordBody,
+    answer: s.Empty,
+    statuses: [200, 400, 401, 403, 429],
+  }),
+  activate: defineEndpoint({ method: "POST", path: "/account/activate", body: s.ActivateBody, answer: s.Empty, statuses: [200, 400, 404, 410] }),
+  resendActivation: defineEndpoint({
+    method: "POST",
+    path: "/account/resend_activation",
+    body: s.ResendActivationBody,
+    answer: s.Empty,
+    statuses: [200, 400, 429],
+  }),
+  deleteAccount: defineEndpoint({ method: "POST", path: "/account/delete", body: s.DeleteBody, answer: s.Empty, statuses: [200, 400, 404, 410] }),
+  trialResendActivation: defineEndpoint({
+    method: "POST",
+    path: "/account/trial/activation/resend",
+    body: s.ResendActivationBody,
+    answer: s.Empty,
+    statuses: [200, 400, 429],
+  }),
+  activationLogin: defineEndpoint({
+    method: "POST",
+    path: "/account/activation/login",
+    body: s.ActivateBody,
+    answer: s.Empty,
+    statuses: [200, 400, 404, 410],
+  }),
+  discourseSso: defineEndpoint({ method: "GET", path: "/discourse/sso", answer: s.DiscourseAnswer, statuses: [200, 400, 401] }),
+  legacyToken: defineEndpoint({ method: "GET", path: "/legacy_token", answer: s.Empty, statuses: [302, 400, 401] }),
+} as const;
+
+export type ApiName = keyof typeof api;

@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { CAPTCHA_ANSWER_MAX, EMAIL_MAX } from "../constants.ts";
+import {
+  countryRule,
+  emailRule,
+  firstNameRule,
+  lastNameRule,
+  loginEmailRule,
+  loginPasswordRule,
+  newPasswordRule,
+  oldPasswordRule,
+  registerPasswordRule,
+} from "../rules.ts";
+
+/** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
+export const Empty = z.object({});
+
+const returnTo = z.string().max(2048).optional();
+const short = z.string().max(256).optional();
+const code = z.string().min(1, { error: "validation.code.required" }).max(512);
+
+export const SessionAnswer = z.object({
+  ID: z.string(),
+  UserGUID: z.uuid(),
+  Email: z.string(),
+  FirstName: z.string(),
+  LastName: z.string(),
+  /** Upper-cased country code of the visitor, from the proxy's country header; ZZ when unknown. */
+  Location: z.string(),
+  Linked: z.boolean(),
+});
+
+export const Country = z.object({ code: z.string(), name: z.string() });
+export const CountriesAnswer = z.array(Country);
+
+export const LoginBody = z.object({
+  email: loginEmailRule,
+  password: loginPasswordRule,
+  isTrial: z.boolean().optional(),
+  isEnscapeTrial: z.boolean().optional(),
+});
+export const LoginAnswer = z.object({ RequiredPasswordUpdate: z.boolean(), RequiredProfileUpdate: z.boolean() });
+
+export const LoginModesBody = z.object({ username: loginEmailRule });
+export const LoginModesAnswer = z.object({ oidc: z.boolean(), password: z.boolean() });
+
+export const LogoutBody = z.object({ ua: z.string().max(64).optional() });
+
+export const RegisterValidateBody = z
+  .object({
+    email: z.string().max(EMAIL_MAX * 2).optional(),
+    firstName: z.string().max(512).optional(),
+    lastName: z.string().max(512).optional(),
+    countryCode: z.string().max(16).optional(),
+    password: z.string().max(512).optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: "validation.required" });
+export const RegisterValidateAnswer = z.object({
+  status: z.enum(["ok", "invalid", "conflict"]),
+  /** The e-mail's domain signs in only through its company's identity provider. */
+  corporate: z.boolean().optional(),
+  message: z.string().optional(),
+});
+
+export const RegisterBody = z.object({
+  captchaGUID: z.string().max(256).optional(),
+  captchaAnswer: z.string().max(CAPTCHA_ANSWER_MAX * 4).optional(),
+  email: emailRule,
+  password: registerPasswordRule,
+  firstName: firstNameRule,
+  lastName: lastNameRule,
+  countryCode: countryRule,
+  newsletterSubscription: z.boolean().default(false),
+  returnTo,
+  utmMedium: short,
+  utmSource: short,
+  utmCampaign: short,
+  httpReferer: z.string().max(2048).optional(),
+  productCode: z.string().max(64).optional(),
+  isTrial: z.boolean().optional(),
+  isEnscapeTrial: z.boolean().optional(),
+});
+
+export const CaptchaAnswer = z.object({ id: z.string(), image: z.string() });
+
+export const SocialPlatform = z.enum(["google", "facebook", "trimble"]);
+export const SocialLoginBody = z.object({
+  platform: SocialPlatform,
+  continue: returnTo,
+  auto_register: z.boolean().optional(),
+});
+export const RedirectAnswer = z.object({ redirect_to: z.string() });
+
+export const SocialRegisterBody = z.object({
+  countryCode: countryRule,
+  newsletterSubscription: z.boolean().default(false),
+  firstName: firstNameRule,
+  lastName: lastNameRule,
+});
+export const SocialLinkBody = z.object({ email: emailRule, password: loginPasswordRule, returnTo });
+export const FederatedLoginBody = z.object({ email: emailRule, origin: returnTo });
+
+export const ProfileAnswer = z.object({
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  countryCode: z.string(),
+  customerNumber: z.string(),
+  passwordAllowed: z.boolean(),
+});
+export const ProfileBody = z.object({
+  email: z.string().optional(),
+  firstName: firstNameRule,
+  lastName: lastNameRule,
+  countryCode: countryRule,
+  customerNumber: z.string().optional(),
+  passwordAllowed: z.boolean().optional(),
+});
+
+export const RecoverBody = z.object({ email: emailRule, returnTo });
+export const CodeStatusAnswer = z.object({ status: z.enum(["valid", "invalid", "expired", "used"]) });
+export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
+
+export const MarketingInfo = z.object({
+  marketingSource: z.string().min(1, { error: "validation.required" }).max(64),
+  marketingSourceOther: z.string().max(256).optional(),
+  platformOfInterest: z.string().min(1, { error: "validation.required" }).max(64),
+  platformOfInterestOther: z.string().max(256).optional(),
+  role: z.string().min(1, { error: "validation.required" }).max(64),
+  roleOther: z.string().max(256).optional(),
+  phoneNumber: z.string().max(64).optional(),
+});
+export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
+export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });
+export const ActivateBody = z.object({ activationCode: code });
+export const ResendActivationBody = z.object({ email: emailRule, returnTo });
+export const DeleteBody = z.object({ deletionCode: code });
+export const DiscourseAnswer = z.object({ loginUrl: z.string() });

@@ -1,0 +1,47 @@
+/** Business constants and limits of spec §9, plus the security constants we chose (docs/decisions.md). */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export const REQUEST_TIMEOUT_MS = 30 * SECOND;
+export const LICENCE_HELPER = { port: 30304, timeoutMs: 10 * SECOND, retries: 4, retryDelayMs: 2 * SECOND } as const;
+
+export const REDIRECT_DELAY_MS = {
+  registerSocial: 3 * SECOND,
+  setupPassword: 2 * SECOND,
+  changePassword: 2 * SECOND,
+} as const;
+
+export const PASSWORD_LIMITS = {
+  loginMin: 6,
+  registerMin: 8,
+  registerMax: 64,
+  newMin: 12,
+  newMax: 64,
+} as const;
+
+export const NAME_LIMITS = { firstNameMax: 72, lastNameMax: 53 } as const;
+/** RFC 5321 caps a forward path at 256 octets including the brackets, so an address holds at most 254. */
+export const EMAIL_MAX = 254;
+export const CAPTCHA_ANSWER_MAX = 6;
+export const REGISTRATION_STEPS = { first: 1, last: 2 } as const;
+
+export const DEFAULT_COUNTRY = "ZZ";
+export const TRIAL_ACTIVATION_TTL_MS = 24 * HOUR;
+export const CLOUD_PROMO_CREDITS = 20;
+/** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */
+export const DEFAULT_TRIAL_PRODUCT_CODE = "TRIAL-DEFAULT";
+
+/** Session lifetime (ASVS 3.3.1/3.3.2): idle timeout and absolute lifetime. */
+export const SESSION_IDLE_MS = 2 * HOUR;
+export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR;
+
+/**
+ * Account lockout (ASVS 2.2.1 / 6.1.1 in v5): after LOCKOUT_THRESHOLD consecutive wrong passwords the
+ * account refuses passwords for LOCKOUT_WINDOW_MS; every further failure while blocked does not extend it.
+ */
+export const LOCKOUT_THRESHOLD = 5;
+export const LOCKOUT_WINDOW_MS = 15 * MINUTE;
+/** Per client address: sign-in attempts allowed per window, whatever the account. */
+export const LOGIN_RATE_PER_ADDRESS = { max: 30, windowMs: 5 * MINUTE } as const;

@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/**
+ * Stable error codes of the gateway (STYLE.md §2: errors are codes, not sentences). Each maps to an HTTP
+ * status here and to words in the i18n catalogs under `errors.<code>`.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  not_authenticated: 401,
+  invalid_authentication: 401,
+  csrf_invalid: 403,
+  user_not_active: 403,
+  user_disabled: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  user_temporarily_blocked: 429,
+  rate_limited: 429,
+  internal_server_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
+}
+
+/** Codes the generic error page (/error?error_code=) knows by name (spec §2). */
+export const ERROR_PAGE_CODES = [
+  "internal_server_error",
+  "invalid_authentication",
+  "user_disabled",
+  "session_expired",
+  "external_idp_error",
+  "social_idp_error",
+  "social_invalid_authentication",
+  "social_user_disabled",
+  "legacy_token_error",
+  "legacy_invalid_authentication",
+] as const;
+export type ErrorPageCode = (typeof ERROR_PAGE_CODES)[number];
+
+/** A field-level problem: `message` is an i18n key such as `validation.firstName.max`. */
+export const FieldError = z.object({ field: z.string(), message: z.string() });
+export type FieldError = z.infer<typeof FieldError>;
+
+/** The error object of spec §3. `message` is English; clients translate by `error_code`. */
+export const ErrorAnswer = z.object({
+  HTTPStatus: z.number().int(),
+  message: z.string(),
+  guid: z.string(),
+  error_code: z.string(),
+  error_message: z.string(),
+  error_guid: z.string(),
+  /** Activation errors: the failure may pass (spec §3). Lockouts: the block ends by itself. */
+  temporary: z.boolean().optional(),
+  fields: z.array(FieldError).optional(),
+});
+export type ErrorAnswer = z.infer<typeof ErrorAnswer>;
+
+/** Statuses the web client does not send to error reporting (spec §8). */
+export const UNREPORTED_STATUSES: ReadonlySet<number> = new Set([401, 403, 404, 405]);

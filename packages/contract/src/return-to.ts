@@ -1,0 +1,58 @@
+/**
+ * Return-address policy (spec §4; OWASP ASVS 5.1.5, unvalidated redirects). A return address is honoured only
+ * when it parses as an absolute http(s) URL whose host name is exactly one of the allow-listed hosts, or as a
+ * path on our own origin. Everything a browser might read differently from us is refused up front.
+ */
+
+/** Loopback hosts may use plain http (desktop apps, local development). */
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+// Backslashes, whitespace and control characters: browsers rewrite or strip them, so we refuse them.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to match control characters.
+const AMBIGUOUS = /[\\\s\u0000-\u001f\u007f]/u;
+
+export interface ReturnPolicy {
+  /** Host names (lower case, no port) allowed as return targets. */
+  readonly allowedHosts: readonly string[];
+  /** Our own origin, e.g. http://localhost:8080: relative paths resolve against it. */
+  readonly selfOrigin: string;
+}
+
+/** The normalised absolute URL when `raw` may be used as a return address, else undefined. */
+export function checkReturnTo(raw: string | null | undefined, policy: ReturnPolicy): string | undefined {
+  if (!raw || raw.length > 2048 || AMBIGUOUS.test(raw)) return undefined;
+  // A relative path must be a single-slash path: "//host" and "/\host" are network paths in browsers.
+  const relative = raw.startsWith("/");
+  if (relative && (raw.startsWith("//") || raw.startsWith("/%2f") || raw.startsWith("/%2F"))) return undefined;
+  if (!relative && !/^https?:\/\//iu.test(raw)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw, policy.selfOrigin);
+  } catch {
+    return undefined;
+  }
+  if (url.username !== "" || url.password !== "") return undefined;
+  const self = new URL(policy.selfOrigin);
+  if (relative) return url.origin === self.origin ? url.href : undefined;
+  const host = url.hostname.toLowerCase();
+  if (url.protocol === "http:" && !LOOPBACK.has(host) && url.origin !== self.origin) return undefined;
+  if (url.origin === self.origin) return url.href;
+  return policy.allowedHosts.includes(host) ? url.href : undefined;
+}
+
+/** The return address when allowed, else `fallback` (the brand's home page). */
+export function safeReturnTo(raw: string | null | undefined, policy: ReturnPolicy, fallback: string): string {
+  return checkReturnTo(raw, policy) ?? fallback;
+}
+
+/** Login heading chosen by the return address (spec §2 "Login"). */
+export type LoginHeading = "trial" | "purchase" | "demo" | "default";
+
+export function loginHeadingFor(returnTo: string | null | undefined): LoginHeading {
+  if (!returnTo) return "default";
+  const value = returnTo.toLowerCase();
+  if (/\btry\b|trial/u.test(value)) return "trial";
+  if (/store|checkout/u.test(value)) return "purchase";
+  if (/demo/u.test(value)) return "demo";
+  return "default";
+}

@@ -1,0 +1,69 @@
+/** UI routes of spec §2: id, path, the query parameters each reads, and what the shell must do for it. */
+export interface UiRoute {
+  readonly path: string;
+  readonly query?: readonly string[];
+  /** Redirect anonymous visitors to sign-in (spec §6). */
+  readonly loginRequired?: boolean;
+  /** Spec §2: /error, /register/trimble/complete and /register/complete do not fetch the session. */
+  readonly skipSession?: boolean;
+}
+
+export const ROUTES = {
+  LOGIN: { path: "/" },
+  LOGIN_SUCCESS: { path: "/login/success" },
+  SERVICE_LOGIN: { path: "/service_login" },
+  CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt"] },
+  CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error" },
+  ULA_LOGIN_SUCCESS: { path: "/ula-login-success" },
+  ULA_LOGIN_ERROR: { path: "/ula-login-error" },
+  ULA_LOGOUT_SUCCESS: { path: "/ula-logout-success" },
+  ERROR: { path: "/error", query: ["error_description", "error_code", "error_id"], skipSession: true },
+  DISCOURSE_LOGIN: { path: "/discourse/login" },
+  SKETCHUP_LOGIN: { path: "/trimble/login" },
+  LOGOUT: { path: "/logout", query: ["ua"] },
+  REGISTER: { path: "/register" },
+  REGISTER_COMPLETE: { path: "/register/complete", skipSession: true },
+  SKETCHUP_LOGIN_COMPLETE: { path: "/register/trimble/complete", query: ["access_token"], skipSession: true },
+  REGISTER_SOCIAL: {
+    path: "/register/social",
+    query: ["firstName", "lastName", "return_to", "email", "platform", "fullName"],
+  },
+  LINK_EXISTING_SOCIAL: { path: "/link/existing/social", query: ["email", "return_to"] },
+  REGISTER_SOCIAL_COMPLETE: { path: "/register/social/complete" },
+  ACCOUNT_EDIT: { path: "/profile/edit", loginRequired: true },
+  ACCOUNT_ACTIVATE: { path: "/account/activate", query: ["code"] },
+  ACCOUNT_DELETE: { path: "/account/delete", query: ["code"] },
+  PASSWORD_RECOVER: { path: "/account/recover" },
+  PASSWORD_RESET: { path: "/account/password-reset", query: ["code"] },
+  PASSWORD_SETUP: { path: "/account/password-setup", query: ["code"] },
+  PASSWORD_CHANGE: {
+    path: "/account/password-change",
+    query: ["return_to", "required_password_update"],
+    loginRequired: true,
+  },
+  TRIAL_EMAIL_CHECK: { path: "/trial/email-check" },
+  TRIAL_EMAIL_CONFIRM: { path: "/trial/email-confirm" },
+  TRIAL_EXPIRED_LINK: { path: "/trial/link-expired" },
+  TRIAL_LOGIN: { path: "/trial/login" },
+  TRIAL_PASSWORD_RECOVER: { path: "/trial/recover" },
+  TRIAL_REGISTER: { path: "/trial/register", query: ["productCode"] },
+  TRIAL_REGISTER_SUCCESS: { path: "/trial/register/success" },
+  TRIAL_ACTIVATE_LOGIN: { path: "/account/activate/login", query: ["code", "return_to"] },
+  CLOSE: { path: "/close" },
+  LEGACY_LOGIN_CALLBACK: { path: "/legacy_login/callback" },
+} as const satisfies Record<string, UiRoute>;
+
+export type RouteId = keyof typeof ROUTES;
+
+export const ROUTE_IDS = Object.keys(ROUTES) as RouteId[];
+
+/** Every UI path; the server answers each with the SPA's HTML. */
+export const UI_PATHS: readonly string[] = ROUTE_IDS.map((id) => ROUTES[id].path);
+
+/** Builds a UI path with its query string, dropping empty values. */
+export function routeUrl(id: RouteId, query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, value);
+  const search = params.toString();
+  return search ? `${ROUTES[id].path}?${search}` : ROUTES[id].path;
+}

@@ -1,0 +1,119 @@
+import { parseArgs } from "node:util";
+import { englishCatalog, lookup } from "@gatehouse/contract";
+import { ZodError } from "zod";
+import { createUser, deleteUser, disableUser, enableUser, findUserByEmail, UserExistsError, unlockUser } from "../accounts/users.ts";
+import { ConfigError, loadConfig } from "../config.ts";
+import { type Db, migrate, openDatabase } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+
+const USAGE = `Usage: npm run admin -- <command> [--flags]
+
+Commands:
+  user:create  --email E --password P [--first F --last L --country CC --inactive]
+  user:disable --email E     disable the account and end its sessions
+  user:enable  --email E
+  user:unlock  --email E     lift a sign-in block after repeated wrong passwords
+  user:delete  --email E
+
+Works on the database named by DATABASE_URL (default sqlite:./data/gatehouse.db).`;
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string | boolean | undefined>;
+type Command = (db: Db, flags: Flags) => Promise<string>;
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function existing(db: Db, flags: Flags): Promise<UserRow> {
+  const email = required(flags, "email");
+  const user = await findUserByEmail(db, email);
+  if (!user) throw new UsageError(`no account with the address ${email}`);
+  return user;
+}
+
+const optional = (value: string | boolean | undefined) => (typeof value === "string" ? value : undefined);
+
+const COMMANDS: Record<string, Command> = {
+  "user:create": async (db, flags) => {
+    const user = await createUser(db, {
+      email: required(flags, "email"),
+      password: required(flags, "password"),
+      firstName: optional(flags.first),
+      lastName: optional(flags.last),
+      countryCode: optional(flags.country),
+      status: flags.inactive ? "pending" : "active",
+    });
+    return `created ${user.email} (${user.id}, ${user.status})`;
+  },
+  "user:disable": async (db, flags) => {
+    const user = await existing(db, flags);
+    await disableUser(db, user);
+    return `disabled ${user.email}`;
+  },
+  "user:enable": async (db, flags) => {
+    const user = await existing(db, flags);
+    await enableUser(db, user);
+    return `enabled ${user.email}`;
+  },
+  "user:unlock": async (db, flags) => {
+    const user = await existing(db, flags);
+    await unlockUser(db, user);
+    return `unlocked ${user.email}`;
+  },
+  "user:delete": async (db, flags) => {
+    const user = await existing(db, flags);
+    await deleteUser(db, user);
+    return `deleted ${user.email}`;
+  },
+};
+
+/** Runs one admin command; returns the exit code. Exported for tests. */
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; out: string }> {
+  const [name, ...rest] = argv;
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) return { code: name ? 2 : 0, out: name ? `unknown command ${name}\n\n${USAGE}` : USAGE };
+  let flags: Flags;
+  try {
+    flags = parseArgs({
+      args: rest,
+      options: {
+        email: { type: "string" },
+        password: { type: "string" },
+        first: { type: "string" },
+        last: { type: "string" },
+        country: { type: "string" },
+        inactive: { type: "boolean" },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    return { code: 2, out: `${(error as Error).message}\n\n${USAGE}` };
+  }
+  let db: Db | undefined;
+  try {
+    const config = loadConfig(env);
+    db = openDatabase(config.databaseUrl).db;
+    await migrate(db);
+    return { code: 0, out: await command(db, flags) };
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof UserExistsError) {
+      return { code: 1, out: error.message };
+    }
+    if (error instanceof ZodError) {
+      return { code: 1, out: error.issues.map((i) => `${i.path.join(".")}: ${lookup(englishCatalog, i.message) ?? i.message}`).join("\n") };
+    }
+    return { code: 1, out: `failed: ${(error as Error).message}` };
+  } finally {
+    await db?.destroy();
+  }
+}
+
+if (import.meta.main) {
+  const { code, out } = await runAdmin(process.argv.slice(2));
+  (code === 0 ? console.log : console.error)(out);
+  process.exitCode = code;
+}

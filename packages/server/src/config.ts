@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BRAND_IDS, Flags } from "@gatehouse/contract";
+import { z } from "zod";
+
+const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The brands file: which host name shows which theme and flags, and where return_to may point. */
+export const BrandsFile = z.object({
+  defaultBrand: z.enum(BRAND_IDS),
+  returnHosts: z.array(z.string().toLowerCase()),
+  sites: z.array(z.object({ host: z.string().toLowerCase(), brand: z.enum(BRAND_IDS), flags: Flags.partial().optional() })),
+});
+export type BrandsFile = z.infer<typeof BrandsFile>;
+
+const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
+
+const Env = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default("http://localhost:8080"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/u, "must be sqlite:<path> or postgres://…")
+    .default("sqlite:./data/gatehouse.db"),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().default("Gatehouse <no-reply@localhost>"),
+  SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  BRANDS_FILE: z.string().default(resolve(SERVER_ROOT, "config/brands.json")),
+  CLIENTS_FILE: z.string().default(resolve(SERVER_ROOT, "config/clients.json")),
+  COUNTRY_HEADER: z.string().toLowerCase().default("cf-ipcountry"),
+  /** false, true (one proxy hop), a hop count, or a comma-separated list of proxy addresses/CIDRs. */
+  TRUST_PROXY: z.string().default("false"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WEB_DIST: z.string().default(resolve(SERVER_ROOT, "../web/dist")),
+});
+
+export interface Config {
+  production: boolean;
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  host: string;
+  publicUrl: URL;
+  databaseUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  sessionSecret: string;
+  brands: BrandsFile;
+  countryHeader: string;
+  trustProxy: boolean | string | string[];
+  logLevel: string;
+  webDist: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws ConfigError with every problem named. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`).join("\n");
+    throw new ConfigError(`Invalid configuration:\n${problems}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === "production";
+  return {
+    production,
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: new URL(e.PUBLIC_URL),
+    databaseUrl: e.DATABASE_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    sessionSecret: e.SESSION_SECRET ?? devSecret(production, e.DATABASE_URL),
+    brands: readBrands(e.BRANDS_FILE),
+    countryHeader: e.COUNTRY_HEADER,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    logLevel: e.LOG_LEVEL,
+    webDist: e.WEB_DIST,
+  };
+}
+
+function readBrands(path: string): BrandsFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`BRANDS_FILE ${path} cannot be read: ${(error as Error).message}`);
+  }
+  const parsed = BrandsFile.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`BRANDS_FILE ${path} is invalid: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** Fastify's trustProxy: false, a hop count ("true" is one hop: the load balancer), or proxy addresses/CIDRs. */
+function parseTrustProxy(value: string): boolean | string | string[] {
+  const bare = value.trim().toLowerCase();
+  if (bare === "" || bare === "false" || bare === "0") return false;
+  if (bare === "true") return hops(1);
+  if (/^\d+$/u.test(bare)) return hops(Number(bare));
+  return bare.split(",").map((s) => s.trim());
+}
+
+/** Fastify takes a number for "trust the nth hop"; its types only list strings, so the number passes as one. */
+function hops(count: number): string {
+  return count as unknown as string;
+}
+
+/** Outside production a missing SESSION_SECRET is generated once and kept beside the SQLite file. */
+function devSecret(production: boolean, databaseUrl: string): string {
+  if (production) throw new ConfigError("Invalid configuration:\n  SESSION_SECRET: required in production");
+  const dataDir = databaseUrl.startsWith("sqlite:") && !databaseUrl.endsWith(":memory:") ? dirname(resolve(databaseUrl.slice(7))) : resolve("data");
+  const file = resolve(dataDir, "session-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import {
+  ERROR_STATUS,
+  type ErrorAnswer,
+  type ErrorCode,
+  englishCatalog,
+  type FieldError,
+  lookup,
+} from "@gatehouse/contract";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+
+/** A domain error: a stable code, its HTTP status, and optional data (STYLE.md §2). */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly fields: FieldError[] | undefined;
+  readonly temporary: boolean | undefined;
+
+  constructor(code: ErrorCode, options: { fields?: FieldError[]; temporary?: boolean } = {}) {
+    super(code);
+    this.code = code;
+    this.fields = options.fields;
+    this.temporary = options.temporary;
+  }
+}
+
+/** The spec §3 error object; `message` is the English wording from the catalog. */
+export function errorAnswer(
+  code: ErrorCode,
+  options: { guid?: string; fields?: FieldError[]; temporary?: boolean } = {},
+): ErrorAnswer {
+  const guid = options.guid ?? randomUUID();
+  const message = lookup(englishCatalog, `errors.${code}`) ?? code;
+  return {
+    HTTPStatus: ERROR_STATUS[code],
+    message,
+    guid,
+    error_code: code,
+    error_message: message,
+    error_guid: guid,
+    ...(options.temporary === undefined ? {} : { temporary: options.temporary }),
+    ...(options.fields ? { fields: options.fields } : {}),
+  };
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, options: Parameters<typeof errorAnswer>[1] = {}) {
+  const body = errorAnswer(code, options);
+  return reply.code(body.HTTPStatus).type("application/json; charset=utf-8").send(body);
+}
+
+/** Fastify's own client errors, by code, mapped onto ours. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
+  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_request",
+  FST_ERR_VALIDATION: "invalid_request",
+};
+
+function fieldsOf(error: FastifyError): FieldError[] | undefined {
+  if (!hasZodFastifySchemaValidationErrors(error)) return undefined;
+  return error.validation.map((issue) => {
+    const field = issue.instancePath.replace(/^\//u, "").replaceAll("/", ".");
+    const text = issue.message ?? "";
+    const message = /^(validation|errors)\./u.test(text) ? text : "errors.invalid_request";
+    return { field, message };
+  });
+}
+
+/**
+ * Every error leaves as the spec's error object with a guid that is also logged. Client mistakes are 4xx with
+ * no internals; anything unexpected is a 500 whose details stay in the log (ASVS 16.5.1: no stack traces out).
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const guid = randomUUID();
+    if (error instanceof ApiError) {
+      request.log.info({ guid, code: error.code }, "request refused");
+      return sendError(reply, error.code, { guid, fields: error.fields, temporary: error.temporary });
+    }
+    const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    const status = error.statusCode ?? 500;
+    if (mapped || (status >= 400 && status < 500)) {
+      const code: ErrorCode =
+        mapped ?? (status === 429 ? "rate_limited" : status === 404 ? "not_found" : status === 413 ? "payload_too_large" : "invalid_request");
+      request.log.info({ guid, code, err: error.message }, "client error");
+      return sendError(reply, code, { guid, fields: fieldsOf(error) });
+    }
+    request.log.error({ guid, err: error }, "unexpected error");
+    return sendError(reply, "internal_server_error", { guid });
+  });
+}

@@ -1,0 +1,106 @@
+import { SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { Config } from "../config.ts";
+import {
+  closeSession,
+  csrfMatches,
+  csrfToken,
+  findSession,
+  isSessionToken,
+  newSessionToken,
+  openSession,
+} from "../sessions/sessions.ts";
+import type { Db } from "../store/db.ts";
+import type { SessionWithUser } from "../store/sessions.ts";
+import { sendError } from "./errors.ts";
+
+export interface SessionState {
+  /** The cookie's token: signed-in when `user` is set, anonymous otherwise. */
+  token: string;
+  user: SessionWithUser | undefined;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    session: SessionState;
+  }
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+export const CSRF_HEADER = "x-csrf-token";
+
+/** `__Host-` binds the cookie to our exact origin, over https only (ASVS 3.4.4). */
+export function sessionCookieName(publicUrl: URL): string {
+  return publicUrl.protocol === "https:" ? "__Host-gh_session" : "gh_session";
+}
+
+/**
+ * Sessions and CSRF for every /api request (ASVS 3.x; OWASP CSRF cheat sheet). The cookie is opaque, HttpOnly,
+ * SameSite=Lax; every state-changing call must echo the session's CSRF token in X-CSRF-Token, or gets 403.
+ */
+export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Config; db: Db }) => {
+  const { config, db } = opts;
+  const cookieName = sessionCookieName(config.publicUrl);
+  const secure = config.publicUrl.protocol === "https:";
+
+  app.decorateRequest("session", undefined as unknown as SessionState);
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!request.url.startsWith("/api/")) return;
+    const presented = request.cookies[cookieName];
+    const known = isSessionToken(presented);
+    const token = known ? presented : newSessionToken();
+    if (!SAFE_METHODS.has(request.method) && !(known && csrfMatches(config.sessionSecret, token, headerOf(request)))) {
+      return sendError(reply, "csrf_invalid");
+    }
+    request.session = { token, user: known ? await findSession(db, token) : undefined };
+    if (!known) setCookie(reply, token);
+    reply.header(CSRF_HEADER, csrfToken(config.sessionSecret, token));
+  });
+
+  function setCookie(reply: FastifyReply, token: string) {
+    reply.setCookie(cookieName, token, {
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      secure,
+      maxAge: SESSION_ABSOLUTE_MS / 1000,
+    });
+  }
+
+  /** Replaces whatever session the request had with a new signed-in one (ASVS 7.2.4: new token at sign-in). */
+  app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, userId: string) => {
+    await closeSession(db, request.session.token);
+    const token = await openSession(db, userId, clientMeta(request));
+    request.session = { token, user: undefined };
+    setCookie(reply, token);
+    reply.header(CSRF_HEADER, csrfToken(config.sessionSecret, token));
+  });
+
+  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1). */
+  app.decorate("signOut", async (request: FastifyRequest, reply: FastifyReply) => {
+    await closeSession(db, request.session.token);
+    const token = newSessionToken();
+    request.session = { token, user: undefined };
+    setCookie(reply, token);
+    reply.header(CSRF_HEADER, csrfToken(config.sessionSecret, token));
+  });
+});
+
+declare module "fastify" {
+  interface FastifyInstance {
+    signIn(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void>;
+    signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  }
+}
+
+function headerOf(request: FastifyRequest): string | undefined {
+  const value = request.headers[CSRF_HEADER];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function clientMeta(request: FastifyRequest) {
+  const agent = request.headers["user-agent"];
+  return { ip: request.ip, userAgent: typeof agent === "string" ? agent : "" };
+}

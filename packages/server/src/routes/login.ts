@@ -1,0 +1,33 @@
+import { api, LOGIN_RATE_PER_ADDRESS } from "@gatehouse/contract";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { signInWithPassword } from "../accounts/sign-in.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Db } from "../store/db.ts";
+
+/** Sign-in and sign-out (spec §7). */
+export const loginRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+  app.post(
+    `/api${api.login.path}`,
+    {
+      schema: { body: api.login.body },
+      // Per client address, whatever the account (ASVS 6.3.5 / OWASP credential stuffing cheat sheet).
+      config: { rateLimit: { max: LOGIN_RATE_PER_ADDRESS.max, timeWindow: LOGIN_RATE_PER_ADDRESS.windowMs } },
+    },
+    async (request, reply) => {
+      const outcome = await signInWithPassword(db, request.body.email, request.body.password);
+      if (!outcome.ok) {
+        throw new ApiError(outcome.refusal, outcome.refusal === "user_temporarily_blocked" ? { temporary: true } : {});
+      }
+      await app.signIn(request, reply, outcome.user.id);
+      return {
+        RequiredPasswordUpdate: outcome.user.required_password_update === 1,
+        RequiredProfileUpdate: outcome.user.required_profile_update === 1,
+      };
+    },
+  );
+
+  app.post(`/api${api.logout.path}`, { schema: { body: api.logout.body.optional() } }, async (request, reply) => {
+    await app.signOut(request, reply);
+    return {};
+  });
+};

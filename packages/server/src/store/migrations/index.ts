@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as foundation from "./001-foundation.ts";
+
+/** Migrations in order; names sort, so prefix them with a number. */
+const MIGRATIONS: Record<string, Migration> = {
+  "001-foundation": foundation,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

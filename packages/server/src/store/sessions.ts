@@ -1,0 +1,57 @@
+import type { Db } from "./db.ts";
+import type { SessionRow, UserRow } from "./schema.ts";
+
+export type SessionWithUser = SessionRow & {
+  email: string;
+  first_name: string;
+  last_name: string;
+  status: UserRow["status"];
+};
+
+/** Queries of the sessions table (signed-in sessions only; anonymous ones live in the cookie alone). */
+export const sessionsStore = {
+  insert: async (db: Db, row: SessionRow): Promise<void> => {
+    await db.insertInto("sessions").values(row).execute();
+  },
+
+  findWithUser: (db: Db, id: string): Promise<SessionWithUser | undefined> =>
+    db
+      .selectFrom("sessions")
+      .innerJoin("users", "users.id", "sessions.user_id")
+      .select([
+        "sessions.id",
+        "sessions.user_id",
+        "sessions.created_at",
+        "sessions.last_seen_at",
+        "sessions.expires_at",
+        "sessions.ip",
+        "sessions.user_agent",
+        "users.email",
+        "users.first_name",
+        "users.last_name",
+        "users.status",
+      ])
+      .where("sessions.id", "=", id)
+      .executeTakeFirst(),
+
+  touch: async (db: Db, id: string, at: number): Promise<void> => {
+    await db.updateTable("sessions").set({ last_seen_at: at }).where("id", "=", id).execute();
+  },
+
+  delete: async (db: Db, id: string): Promise<void> => {
+    await db.deleteFrom("sessions").where("id", "=", id).execute();
+  },
+
+  deleteForUser: async (db: Db, userId: string): Promise<number> => {
+    const result = await db.deleteFrom("sessions").where("user_id", "=", userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<number> => {
+    const result = await db
+      .deleteFrom("sessions")
+      .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", idleBefore)]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};

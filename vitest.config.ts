@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "contract", root: "packages/contract", include: ["test/**/*.test.ts"] } },
+      {
+        test: {
+          name: "server",
+          root: "packages/server",
+          include: ["test/**/*.test.ts"],
+          globalSetup: ["test/postgres.global.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      { test: { name: "web", root: "packages/web", include: ["test/**/*.test.ts"] } },
+      {
+        test: {
+          name: "e2e",
+          root: "e2e",
+          include: ["**/*.e2e.ts"],
+          globalSetup: ["global.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
