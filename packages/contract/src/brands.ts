@@ -76,7 +76,14 @@ const legal = (site: string): BrandLinks => ({
   },
 });
 
-const neutral = { background: "#f5f6f8", surface: "#ffffff", text: "#1c1f24", muted: "#5b6270", border: "#c9ced6", danger: "#b3261e" };
+const neutral = {
+  background: "#f5f6f8",
+  surface: "#ffffff",
+  text: "#1c1f24",
+  muted: "#5b6270",
+  border: "#c9ced6",
+  danger: "#b3261e",
+};
 
 export const BRANDS: Readonly<Record<BrandId, Brand>> = {
   default: {
@@ -101,7 +108,13 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     logo: "/brands/archviz.svg",
     colors: { ...neutral, primary: "#8a3b12", onPrimary: "#ffffff", background: "#f7f3ef" },
     links: legal("www.archviz.example"),
-    traits: { ...plain, authenticationCompletePage: true, hideCustomerNumber: true, resetButtonRecover: true, richWelcome: true },
+    traits: {
+      ...plain,
+      authenticationCompletePage: true,
+      hideCustomerNumber: true,
+      resetButtonRecover: true,
+      richWelcome: true,
+    },
   },
   configurator: {
     id: "configurator",

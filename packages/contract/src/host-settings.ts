@@ -12,9 +12,11 @@ export const FLAGS = [
 ] as const;
 export type Flag = (typeof FLAGS)[number];
 
-export const Flags = z.object(Object.fromEntries(FLAGS.map((f) => [f, z.boolean().default(false)])) as {
-  [K in Flag]: z.ZodDefault<z.ZodBoolean>;
-});
+export const Flags = z.object(
+  Object.fromEntries(FLAGS.map((f) => [f, z.boolean().default(false)])) as {
+    [K in Flag]: z.ZodDefault<z.ZodBoolean>;
+  },
+);
 export type Flags = z.infer<typeof Flags>;
 
 /** What the server writes into the HTML it serves, chosen by the request's host name (ARCHITECTURE.md). */

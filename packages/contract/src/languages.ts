@@ -23,9 +23,29 @@ export function isLanguage(value: unknown): value is Language {
 /** Spec §9: the country map covers Spanish, Portuguese, Chinese, Korean and Japanese countries. */
 const COUNTRY_LANGUAGE: Readonly<Record<string, Language>> = {
   ...Object.fromEntries(
-    ["AR", "BO", "CL", "CO", "CR", "CU", "DO", "EC", "ES", "GQ", "GT", "HN", "MX", "NI", "PA", "PE", "PR", "PY", "SV", "UY", "VE"].map(
-      (c) => [c, "es" as const],
-    ),
+    [
+      "AR",
+      "BO",
+      "CL",
+      "CO",
+      "CR",
+      "CU",
+      "DO",
+      "EC",
+      "ES",
+      "GQ",
+      "GT",
+      "HN",
+      "MX",
+      "NI",
+      "PA",
+      "PE",
+      "PR",
+      "PY",
+      "SV",
+      "UY",
+      "VE",
+    ].map((c) => [c, "es" as const]),
   ),
   ...Object.fromEntries(["AO", "BR", "CV", "GW", "MZ", "PT", "ST", "TL"].map((c) => [c, "pt" as const])),
   ...Object.fromEntries(["CN", "HK", "MO", "SG", "TW"].map((c) => [c, "cn" as const])),
@@ -60,7 +80,11 @@ export function languageFromReturnUrl(returnTo: string | undefined | null): Lang
 }
 
 /** Spec §1 order, as the foundation issue fixes it: cookie, then return-URL path, then country, else English. */
-export function pickLanguage(input: { cookie?: string | null; returnTo?: string | null; country?: string | null }): Language {
+export function pickLanguage(input: {
+  cookie?: string | null;
+  returnTo?: string | null;
+  country?: string | null;
+}): Language {
   if (isLanguage(input.cookie)) return input.cookie;
   return languageFromReturnUrl(input.returnTo) ?? languageForCountry(input.country ?? undefined) ?? DEFAULT_LANGUAGE;
 }

@@ -13,10 +13,7 @@ const maxChars = (max: number, error: string) =>
   z.string().refine((value) => textLength(value) <= max, { error, params: { max } });
 
 export const loginEmailRule = text().pipe(
-  z
-    .string()
-    .min(1, { error: "validation.loginEmail.required" })
-    .pipe(maxChars(EMAIL_MAX, "validation.email.invalid")),
+  z.string().min(1, { error: "validation.loginEmail.required" }).pipe(maxChars(EMAIL_MAX, "validation.email.invalid")),
 );
 
 export const emailRule = text().pipe(
@@ -82,7 +79,10 @@ export const countryRule = z
   .transform((value) => value.toUpperCase());
 
 export const captchaAnswerRule = text().pipe(
-  z.string().min(1, { error: "validation.captcha.required" }).pipe(maxChars(CAPTCHA_ANSWER_MAX, "errors.captcha_incorrect")),
+  z
+    .string()
+    .min(1, { error: "validation.captcha.required" })
+    .pipe(maxChars(CAPTCHA_ANSWER_MAX, "errors.captcha_incorrect")),
 );
 
 /** Setup-password selects (spec §5): required, and the *Other text is required when Other is chosen. */

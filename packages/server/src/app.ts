@@ -32,6 +32,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
+  // Only JSON and form bodies are accepted; anything else is 415.
+  app.removeContentTypeParser("text/plain");
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate("db", db);

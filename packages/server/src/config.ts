@@ -11,11 +11,11 @@ const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const BrandsFile = z.object({
   defaultBrand: z.enum(BRAND_IDS),
   returnHosts: z.array(z.string().toLowerCase()),
-  sites: z.array(z.object({ host: z.string().toLowerCase(), brand: z.enum(BRAND_IDS), flags: Flags.partial().optional() })),
+  sites: z.array(
+    z.object({ host: z.string().toLowerCase(), brand: z.enum(BRAND_IDS), flags: Flags.partial().optional() }),
+  ),
 });
 export type BrandsFile = z.infer<typeof BrandsFile>;
-
-const bool = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1");
 
 const Env = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -50,7 +50,7 @@ export interface Config {
   sessionSecret: string;
   brands: BrandsFile;
   countryHeader: string;
-  trustProxy: boolean | string | string[];
+  trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   logLevel: string;
   webDist: string;
 }
@@ -96,24 +96,26 @@ function readBrands(path: string): BrandsFile {
   return parsed.data;
 }
 
-/** Fastify's trustProxy: false, a hop count ("true" is one hop: the load balancer), or proxy addresses/CIDRs. */
-function parseTrustProxy(value: string): boolean | string | string[] {
+/**
+ * Fastify's trustProxy: false; a number of proxy hops in front of us ("true" is one, the load balancer), whose
+ * X-Forwarded-For entries we believe, so the client address is the one the outermost of them saw; or a list of
+ * proxy addresses/CIDRs. Blanket trust would let any client choose its address and dodge rate limits.
+ */
+function parseTrustProxy(value: string): Config["trustProxy"] {
   const bare = value.trim().toLowerCase();
   if (bare === "" || bare === "false" || bare === "0") return false;
-  if (bare === "true") return hops(1);
-  if (/^\d+$/u.test(bare)) return hops(Number(bare));
+  const hops = bare === "true" ? 1 : /^\d+$/u.test(bare) ? Number(bare) : undefined;
+  if (hops !== undefined) return (_address, hop) => hop < hops;
   return bare.split(",").map((s) => s.trim());
-}
-
-/** Fastify takes a number for "trust the nth hop"; its types only list strings, so the number passes as one. */
-function hops(count: number): string {
-  return count as unknown as string;
 }
 
 /** Outside production a missing SESSION_SECRET is generated once and kept beside the SQLite file. */
 function devSecret(production: boolean, databaseUrl: string): string {
   if (production) throw new ConfigError("Invalid configuration:\n  SESSION_SECRET: required in production");
-  const dataDir = databaseUrl.startsWith("sqlite:") && !databaseUrl.endsWith(":memory:") ? dirname(resolve(databaseUrl.slice(7))) : resolve("data");
+  const dataDir =
+    databaseUrl.startsWith("sqlite:") && !databaseUrl.endsWith(":memory:")
+      ? dirname(resolve(databaseUrl.slice(7)))
+      : resolve("data");
   const file = resolve(dataDir, "session-secret");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });

@@ -4,7 +4,6 @@ import * as s from "./schemas.ts";
 export * from "./endpoint.ts";
 export * from "./schemas.ts";
 
-
 /** Every gateway call of spec §7, relative to the gateway base `/api`. */
 export const api = {
   session: defineEndpoint({ method: "GET", path: "/session", answer: s.SessionAnswer, statuses: [200, 401] }),
@@ -23,7 +22,13 @@ export const api = {
     answer: s.LoginModesAnswer,
     statuses: [200, 400, 429],
   }),
-  logout: defineEndpoint({ method: "POST", path: "/account/logout", body: s.LogoutBody, answer: s.Empty, statuses: [200, 403] }),
+  logout: defineEndpoint({
+    method: "POST",
+    path: "/account/logout",
+    body: s.LogoutBody,
+    answer: s.Empty,
+    statuses: [200, 403],
+  }),
   registerValidate: defineEndpoint({
     method: "POST",
     path: "/account/register/validate",
@@ -75,8 +80,19 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 401],
   }),
-  recover: defineEndpoint({ method: "POST", path: "/account/recover", body: s.RecoverBody, answer: s.Empty, statuses: [200, 400, 429] }),
-  recoverStatus: defineEndpoint({ method: "GET", path: "/account/recover/{code}", answer: s.CodeStatusAnswer, statuses: [200, 429] }),
+  recover: defineEndpoint({
+    method: "POST",
+    path: "/account/recover",
+    body: s.RecoverBody,
+    answer: s.Empty,
+    statuses: [200, 400, 429],
+  }),
+  recoverStatus: defineEndpoint({
+    method: "GET",
+    path: "/account/recover/{code}",
+    answer: s.CodeStatusAnswer,
+    statuses: [200, 429],
+  }),
   resetPassword: defineEndpoint({
     method: "POST",
     path: "/account/reset_password",
@@ -98,7 +114,13 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 401, 403, 429],
   }),
-  activate: defineEndpoint({ method: "POST", path: "/account/activate", body: s.ActivateBody, answer: s.Empty, statuses: [200, 400, 404, 410] }),
+  activate: defineEndpoint({
+    method: "POST",
+    path: "/account/activate",
+    body: s.ActivateBody,
+    answer: s.Empty,
+    statuses: [200, 400, 404, 410],
+  }),
   resendActivation: defineEndpoint({
     method: "POST",
     path: "/account/resend_activation",
@@ -106,7 +128,13 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 429],
   }),
-  deleteAccount: defineEndpoint({ method: "POST", path: "/account/delete", body: s.DeleteBody, answer: s.Empty, statuses: [200, 400, 404, 410] }),
+  deleteAccount: defineEndpoint({
+    method: "POST",
+    path: "/account/delete",
+    body: s.DeleteBody,
+    answer: s.Empty,
+    statuses: [200, 400, 404, 410],
+  }),
   trialResendActivation: defineEndpoint({
     method: "POST",
     path: "/account/trial/activation/resend",
@@ -121,7 +149,12 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 404, 410],
   }),
-  discourseSso: defineEndpoint({ method: "GET", path: "/discourse/sso", answer: s.DiscourseAnswer, statuses: [200, 400, 401] }),
+  discourseSso: defineEndpoint({
+    method: "GET",
+    path: "/discourse/sso",
+    answer: s.DiscourseAnswer,
+    statuses: [200, 400, 401],
+  }),
   legacyToken: defineEndpoint({ method: "GET", path: "/legacy_token", answer: s.Empty, statuses: [302, 400, 401] }),
 } as const;
 

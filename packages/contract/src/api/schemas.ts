@@ -48,7 +48,10 @@ export const LogoutBody = z.object({ ua: z.string().max(64).optional() });
 
 export const RegisterValidateBody = z
   .object({
-    email: z.string().max(EMAIL_MAX * 2).optional(),
+    email: z
+      .string()
+      .max(EMAIL_MAX * 2)
+      .optional(),
     firstName: z.string().max(512).optional(),
     lastName: z.string().max(512).optional(),
     countryCode: z.string().max(16).optional(),
@@ -64,7 +67,10 @@ export const RegisterValidateAnswer = z.object({
 
 export const RegisterBody = z.object({
   captchaGUID: z.string().max(256).optional(),
-  captchaAnswer: z.string().max(CAPTCHA_ANSWER_MAX * 4).optional(),
+  captchaAnswer: z
+    .string()
+    .max(CAPTCHA_ANSWER_MAX * 4)
+    .optional(),
   email: emailRule,
   password: registerPasswordRule,
   firstName: firstNameRule,

@@ -8,5 +8,7 @@ export function normalizeEmail(email: string): string {
 
 /** A stable hash of a normalised identifier: rows keyed by it hold no address in clear. */
 export function identifierKey(identifier: string): string {
-  return createHash("sha256").update(`login:${normalizeEmail(identifier)}`).digest("hex");
+  return createHash("sha256")
+    .update(`login:${normalizeEmail(identifier)}`)
+    .digest("hex");
 }

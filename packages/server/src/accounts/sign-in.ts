@@ -15,7 +15,12 @@ const refuse = (refusal: SignInRefusal): SignInOutcome => ({ ok: false, refusal 
  * Status is told only after the right password, so a stranger learns nothing about an account's state,
  * and an unknown address costs the same argon2 work as a known one.
  */
-export async function signInWithPassword(db: Db, email: string, password: string, now = Date.now()): Promise<SignInOutcome> {
+export async function signInWithPassword(
+  db: Db,
+  email: string,
+  password: string,
+  now = Date.now(),
+): Promise<SignInOutcome> {
   const identifier = normalizeEmail(email);
   if (await blockedUntil(db, identifier, now)) return refuse("user_temporarily_blocked");
 

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { countryRule, DEFAULT_COUNTRY, emailRule, firstNameRule, lastNameRule, registerPasswordRule } from "@gatehouse/contract";
+import {
+  countryRule,
+  DEFAULT_COUNTRY,
+  emailRule,
+  firstNameRule,
+  lastNameRule,
+  registerPasswordRule,
+} from "@gatehouse/contract";
 import { z } from "zod";
 import { closeUserSessions } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";

@@ -1,7 +1,15 @@
 import { parseArgs } from "node:util";
 import { englishCatalog, lookup } from "@gatehouse/contract";
 import { ZodError } from "zod";
-import { createUser, deleteUser, disableUser, enableUser, findUserByEmail, UserExistsError, unlockUser } from "../accounts/users.ts";
+import {
+  createUser,
+  deleteUser,
+  disableUser,
+  enableUser,
+  findUserByEmail,
+  UserExistsError,
+  unlockUser,
+} from "../accounts/users.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -72,7 +80,10 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Runs one admin command; returns the exit code. Exported for tests. */
-export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; out: string }> {
+export async function runAdmin(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string }> {
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) return { code: name ? 2 : 0, out: name ? `unknown command ${name}\n\n${USAGE}` : USAGE };
@@ -104,7 +115,12 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       return { code: 1, out: error.message };
     }
     if (error instanceof ZodError) {
-      return { code: 1, out: error.issues.map((i) => `${i.path.join(".")}: ${lookup(englishCatalog, i.message) ?? i.message}`).join("\n") };
+      return {
+        code: 1,
+        out: error.issues
+          .map((i) => `${i.path.join(".")}: ${lookup(englishCatalog, i.message) ?? i.message}`)
+          .join("\n"),
+      };
     }
     return { code: 1, out: `failed: ${(error as Error).message}` };
   } finally {

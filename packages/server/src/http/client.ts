@@ -1,4 +1,11 @@
-import { DEFAULT_COUNTRY, type Language, LANGUAGE_COOKIE, LANGUAGES, LANGUAGE_CODES, pickLanguage } from "@gatehouse/contract";
+import {
+  DEFAULT_COUNTRY,
+  LANGUAGE_CODES,
+  LANGUAGE_COOKIE,
+  LANGUAGES,
+  type Language,
+  pickLanguage,
+} from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
 
 /** The visitor's upper-cased country from the proxy's country header (COUNTRY_HEADER), else ZZ. */

@@ -83,7 +83,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const status = error.statusCode ?? 500;
     if (mapped || (status >= 400 && status < 500)) {
       const code: ErrorCode =
-        mapped ?? (status === 429 ? "rate_limited" : status === 404 ? "not_found" : status === 413 ? "payload_too_large" : "invalid_request");
+        mapped ??
+        (status === 429
+          ? "rate_limited"
+          : status === 404
+            ? "not_found"
+            : status === 413
+              ? "payload_too_large"
+              : "invalid_request");
       request.log.info({ guid, code, err: error.message }, "client error");
       return sendError(reply, code, { guid, fields: fieldsOf(error) });
     }

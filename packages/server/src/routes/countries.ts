@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { api, type Language, LANGUAGE_CODES, LANGUAGES } from "@gatehouse/contract";
+import { api, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import countries from "i18n-iso-countries";
 import type { Config } from "../config.ts";
@@ -7,7 +7,17 @@ import { apiLanguage } from "../http/client.ts";
 
 const require = createRequire(import.meta.url);
 /** i18n-iso-countries names its locales by ISO 639-1. */
-const LOCALE: Record<Language, string> = { en: "en", es: "es", pt: "pt", de: "de", it: "it", fr: "fr", cn: "zh", kr: "ko", jp: "ja" };
+const LOCALE: Record<Language, string> = {
+  en: "en",
+  es: "es",
+  pt: "pt",
+  de: "de",
+  it: "it",
+  fr: "fr",
+  cn: "zh",
+  kr: "ko",
+  jp: "ja",
+};
 
 /** Every ISO 3166-1 country with its name in each language, sorted for that language; built once at start. */
 function buildLists(): Record<Language, string> {

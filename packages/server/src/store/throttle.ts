@@ -18,7 +18,11 @@ export const throttleStore = {
       .executeTakeFirstOrThrow(),
 
   lock: async (db: Db, key: string, until: number, now: number): Promise<void> => {
-    await db.updateTable("login_throttle").set({ locked_until: until, updated_at: now }).where("key", "=", key).execute();
+    await db
+      .updateTable("login_throttle")
+      .set({ locked_until: until, updated_at: now })
+      .where("key", "=", key)
+      .execute();
   },
 
   clear: async (db: Db, key: string): Promise<void> => {

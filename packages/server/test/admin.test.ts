@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { signInWithPassword } from "../src/accounts/sign-in.ts";
+import { runAdmin } from "../src/admin/cli.ts";
+import { migrate, openDatabase } from "../src/store/db.ts";
+import { tempDir } from "./harness.ts";
+
+describe("admin CLI", () => {
+  const env = { DATABASE_URL: `sqlite:${tempDir()}/admin.db`, SESSION_SECRET: "s".repeat(32) };
+  const run = (...argv: string[]) => runAdmin(argv, env);
+  const signIn = async (password: string) => {
+    const { db } = openDatabase(env.DATABASE_URL);
+    await migrate(db);
+    try {
+      return await signInWithPassword(db, "cli@example.com", password);
+    } finally {
+      await db.destroy();
+    }
+  };
+
+  it("prints usage without a command and fails on an unknown one", async () => {
+    expect(await run()).toMatchObject({ code: 0, out: expect.stringContaining("user:create") });
+    expect((await run("user:explode")).code).toBe(2);
+    expect((await run("user:create", "--bogus")).code).toBe(2);
+  });
+
+  it("creates a user who can sign in", async () => {
+    const created = await run(
+      "user:create",
+      "--email",
+      "cli@example.com",
+      "--password",
+      "correct horse",
+      "--first",
+      "Cli",
+      "--last",
+      "User",
+      "--country",
+      "de",
+    );
+    expect(created).toMatchObject({ code: 0, out: expect.stringContaining("created cli@example.com") });
+    expect((await signIn("correct horse")).ok).toBe(true);
+  });
+
+  it("refuses a duplicate, a weak password and missing flags with clear messages", async () => {
+    expect(await run("user:create", "--email", "CLI@example.com", "--password", "correct horse")).toEqual({
+      code: 1,
+      out: "This email address is already connected to an account.",
+    });
+    expect(await run("user:create", "--email", "x@example.com", "--password", "short")).toEqual({
+      code: 1,
+      out: "password: Your password must be at least 8 characters long.",
+    });
+    expect(await run("user:disable")).toEqual({ code: 1, out: "--email is required" });
+    expect(await run("user:disable", "--email", "nobody@example.com")).toEqual({
+      code: 1,
+      out: "no account with the address nobody@example.com",
+    });
+  });
+
+  it("disables, enables, unlocks and deletes", async () => {
+    expect((await run("user:disable", "--email", "cli@example.com")).code).toBe(0);
+    expect(await signIn("correct horse")).toEqual({ ok: false, refusal: "user_disabled" });
+    expect((await run("user:enable", "--email", "cli@example.com")).code).toBe(0);
+    expect((await signIn("correct horse")).ok).toBe(true);
+    for (let i = 0; i < 5; i++) await signIn("wrong password");
+    expect(await signIn("correct horse")).toEqual({ ok: false, refusal: "user_temporarily_blocked" });
+    expect((await run("user:unlock", "--email", "cli@example.com")).code).toBe(0);
+    expect((await signIn("correct horse")).ok).toBe(true);
+    expect((await run("user:delete", "--email", "cli@example.com")).code).toBe(0);
+    expect(await signIn("correct horse")).toEqual({ ok: false, refusal: "invalid_authentication" });
+  });
+
+  it("creates a pending account with --inactive", async () => {
+    await run("user:create", "--email", "later@example.com", "--password", "correct horse", "--inactive");
+    const { db } = openDatabase(env.DATABASE_URL);
+    try {
+      expect(await signInWithPassword(db, "later@example.com", "correct horse")).toEqual({
+        ok: false,
+        refusal: "user_not_active",
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("reports a bad configuration", async () => {
+    expect(await runAdmin(["user:disable", "--email", "a@b.co"], { DATABASE_URL: "mysql://nope" })).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("DATABASE_URL"),
+    });
+  });
+});

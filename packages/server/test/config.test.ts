@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { tempDir } from "./harness.ts";
+
+const base = () => ({ DATABASE_URL: `sqlite:${tempDir()}/db.sqlite`, SESSION_SECRET: "s".repeat(32) });
+
+describe("configuration from the environment", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig(base());
+    expect(config.port).toBe(8080);
+    expect(config.publicUrl.href).toBe("http://localhost:8080/");
+    expect(config.countryHeader).toBe("cf-ipcountry");
+    expect(config.trustProxy).toBe(false);
+    expect(config.production).toBe(false);
+  });
+
+  it("names every invalid variable", () => {
+    expect(() =>
+      loadConfig({ ...base(), PORT: "eighty", PUBLIC_URL: "ftp://x", DATABASE_URL: "mysql://x" }),
+    ).toThrowError(/PORT[\s\S]*PUBLIC_URL|PUBLIC_URL[\s\S]*PORT/u);
+    expect(() => loadConfig({ ...base(), DATABASE_URL: "mysql://x" })).toThrowError(/DATABASE_URL: must be sqlite/u);
+  });
+
+  it("requires SESSION_SECRET in production and makes one elsewhere", () => {
+    expect(() => loadConfig({ ...base(), SESSION_SECRET: undefined, NODE_ENV: "production" })).toThrowError(
+      ConfigError,
+    );
+    const dir = tempDir();
+    const first = loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).sessionSecret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).sessionSecret).toBe(first);
+  });
+
+  it("refuses a short SESSION_SECRET", () => {
+    expect(() => loadConfig({ ...base(), SESSION_SECRET: "short" })).toThrowError(/SESSION_SECRET/u);
+  });
+
+  it("reads TRUST_PROXY as hops or addresses", () => {
+    const one = loadConfig({ ...base(), TRUST_PROXY: "true" }).trustProxy;
+    expect(typeof one === "function" && one("10.0.0.1", 0) && !one("10.0.0.2", 1)).toBe(true);
+    expect(loadConfig({ ...base(), TRUST_PROXY: "10.0.0.0/8, 192.168.1.1" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "192.168.1.1",
+    ]);
+  });
+
+  it("reports an unreadable or invalid brands file", () => {
+    expect(() => loadConfig({ ...base(), BRANDS_FILE: "/no/such/file.json" })).toThrowError(/BRANDS_FILE/u);
+  });
+});

@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { inject } from "vitest";
+import { type App, buildApp } from "../src/app.ts";
+import { type Config, loadConfig } from "../src/config.ts";
+
+/** A page template like the built SPA's, so host-page tests do not depend on a web build. */
+export const TEST_TEMPLATE =
+  '<!doctype html><html lang="en"><head><title>x</title><!--gatehouse-settings--></head><body><div id="root"></div></body></html>';
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "gatehouse-test-"));
+}
+
+/** A fresh, empty PostgreSQL database on the run's server. */
+export async function freshPostgres(): Promise<string> {
+  const admin = inject("postgresUrl");
+  const name = `gh_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  return admin.replace(/\/postgres$/u, `/${name}`);
+}
+
+export interface TestServer {
+  app: App;
+  url: string;
+  config: Config;
+  close: () => Promise<void>;
+}
+
+/** Starts the real app over HTTP on a temp SQLite file (or the given database), as STYLE.md §7 asks. */
+export async function startServer(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  const dir = tempDir();
+  const web = join(dir, "web");
+  mkdirSync(web);
+  writeFileSync(join(web, "index.html"), TEST_TEMPLATE);
+  const config = loadConfig({
+    NODE_ENV: "test",
+    DATABASE_URL: options.databaseUrl ?? `sqlite:${join(dir, "gatehouse.db")}`,
+    SESSION_SECRET: "test-secret-that-is-long-enough-123456",
+    LOG_LEVEL: "silent",
+    PUBLIC_URL: "http://localhost:8080",
+    WEB_DIST: web,
+    ...options.env,
+  });
+  const app = await buildApp(config, { logger: false });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { app, url: `http://127.0.0.1:${port}`, config, close: () => app.close() };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them.
+  json: any;
+}
+
+/** A browser-like client: keeps cookies and echoes the CSRF token the gateway hands out. */
+export class Client {
+  readonly cookies = new Map<string, string>();
+  csrf: string | undefined;
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+  constructor(base: string, headers: Record<string, string> = {}) {
+    this.base = base;
+    this.headers = headers;
+  }
+
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    const all: Record<string, string> = { ...this.headers, ...headers };
+    if (this.cookies.size) all.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (this.csrf && !("x-csrf-token" in headers)) all["x-csrf-token"] = this.csrf;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === "string" ? body : JSON.stringify(body);
+      all["content-type"] ??= "application/json";
+    }
+    const response = await fetch(this.base + path, { method, headers: all, body: payload, redirect: "manual" });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const [name, value] = (pair ?? "").split("=") as [string, string];
+      this.cookies.set(name, value);
+    }
+    this.csrf = response.headers.get("x-csrf-token") ?? this.csrf;
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  }
+
+  get(path: string, headers?: Record<string, string>) {
+    return this.request("GET", path, undefined, headers);
+  }
+
+  post(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request("POST", path, body ?? {}, headers);
+  }
+
+  /** GET /api/session first, as the SPA does, to obtain a session cookie and CSRF token. */
+  async start(): Promise<this> {
+    await this.get("/api/session");
+    return this;
+  }
+
+  login(email: string, password: string) {
+    return this.post("/api/account/login", { email, password });
+  }
+}
+
+/** Asserts the spec §3 error object shape and returns it. */
+export function expectErrorObject(answer: Answer, status: number, code: string) {
+  const body = answer.json;
+  if (answer.status !== status || body?.error_code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${answer.status} ${answer.text}`);
+  }
+  for (const key of ["HTTPStatus", "message", "guid", "error_code", "error_message", "error_guid"]) {
+    if (!(key in body)) throw new Error(`error object lacks ${key}: ${answer.text}`);
+  }
+  if (body.guid !== body.error_guid || body.HTTPStatus !== status)
+    throw new Error(`inconsistent error object ${answer.text}`);
+  return body;
+}

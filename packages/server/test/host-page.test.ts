@@ -1,0 +1,142 @@
+import { request } from "node:http";
+import { BRANDS, HostSettings, UI_PATHS } from "@gatehouse/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./harness.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+
+/** Over plain HTTP: fetch may not set Host, and the brand is chosen by it. */
+function get(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; html: string }> {
+  return new Promise((resolve, reject) => {
+    request(server.url + path, { headers }, (res) => {
+      let html = "";
+      res.setEncoding("utf8").on("data", (chunk) => (html += chunk));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, html });
+      });
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+async function page(path: string, headers: Record<string, string> = {}) {
+  const answer = await get(path, headers);
+  const response = { status: answer.status, headers: answer.headers };
+  const html = answer.html;
+  const json = /<script id="gatehouse-settings" type="application\/json">(.*?)<\/script>/su.exec(html)?.[1];
+  return { response, html, settings: json ? HostSettings.parse(JSON.parse(json)) : undefined };
+}
+
+describe("the SPA's HTML with host-page settings", () => {
+  it.each(UI_PATHS)("serves %s with status 200 and settings", async (path) => {
+    const { response, settings } = await page(path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(settings?.gatewayUrl).toBe("http://localhost:8080/api");
+  });
+
+  it("answers unknown paths with the same HTML and status 404, so the SPA shows its 404 page", async () => {
+    const { response, settings } = await page("/no/such/page");
+    expect(response.status).toBe(404);
+    expect(settings).toBeDefined();
+  });
+
+  it("picks the brand by host name from the brands file", async () => {
+    expect((await page("/", { host: "login.archviz.example" })).settings?.brand).toBe("archviz");
+    expect((await page("/", { host: "login.cloud.gatehouse.example" })).settings?.brand).toBe("cloud");
+    expect((await page("/", { host: "unknown.example" })).settings?.brand).toBe("default");
+  });
+
+  it("honours ?theme= outside production", async () => {
+    const { settings, html } = await page("/?theme=engine");
+    expect(settings?.brand).toBe("engine");
+    expect(html).toContain(`<title>${BRANDS.engine.name}</title>`);
+    expect((await page("/?theme=nonsense")).settings?.brand).toBe("default");
+  });
+
+  it("ignores ?theme= in production", async () => {
+    const production = await startServer({ env: { NODE_ENV: "production" } });
+    try {
+      const response = await fetch(`${production.url}/?theme=engine`);
+      expect(await response.text()).toContain('"brand":"default"');
+    } finally {
+      await production.close();
+    }
+  });
+
+  it("carries the flags and the return-address allow-list", async () => {
+    const { settings } = await page("/");
+    expect(Object.keys(settings?.flags ?? {}).sort()).toEqual(
+      ["CORPORATE_LOGIN", "CORPORATE_REGISTER", "SOCIAL_REGISTER", "TRIMBLE_LOGIN", "TRIMBLE_REGISTER"].sort(),
+    );
+    expect(settings?.returnHosts).toContain("www.gatehouse.example");
+  });
+
+  it("chooses the language from the cookie, then the return URL, then the country", async () => {
+    expect((await page("/", { cookie: "lang=fr", "cf-ipcountry": "ES" })).settings?.language).toBe("fr");
+    expect(
+      (await page("/?return_to=https%3A%2F%2Fwww.gatehouse.example%2Fde%2Fpricing", { "cf-ipcountry": "ES" })).settings
+        ?.language,
+    ).toBe("de");
+    const spain = await page("/", { "cf-ipcountry": "ES" });
+    expect(spain.settings?.language).toBe("es");
+    expect(spain.html).toContain('<html lang="es"');
+    expect((await page("/", { "cf-ipcountry": "DE" })).settings?.language).toBe("en");
+  });
+
+  it("cannot be broken out of by a hostile value", async () => {
+    const { html } = await page("/?return_to=%3C%2Fscript%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E", {
+      cookie: "lang=</script><script>alert(1)</script>",
+    });
+    expect(html.match(/<\/script>/gu)?.length).toBe(1);
+  });
+
+  it("sends the security headers (CSP, no framing, nosniff)", async () => {
+    const { response } = await page("/");
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("does not serve the raw template", async () => {
+    expect((await fetch(`${server.url}/index.html`)).status).toBe(404);
+  });
+});
+
+describe("health", () => {
+  it("answers /healthz and /readyz", async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  });
+});
+
+describe("GET /api/countries", () => {
+  it("lists every ISO 3166-1 country, sorted, in the visitor's language", async () => {
+    const english = (await (await fetch(`${server.url}/api/countries`)).json()) as { code: string; name: string }[];
+    expect(english.length).toBeGreaterThanOrEqual(249);
+    expect(english.find((c) => c.code === "DE")?.name).toBe("Germany");
+    const names = english.map((c) => c.name);
+    expect(names).toEqual([...names].sort(new Intl.Collator("en").compare));
+    const german = (await (
+      await fetch(`${server.url}/api/countries`, { headers: { "accept-language": "de-DE,de;q=0.9" } })
+    ).json()) as {
+      code: string;
+      name: string;
+    }[];
+    expect(german.find((c) => c.code === "DE")?.name).toBe("Deutschland");
+    const japanese = (await (
+      await fetch(`${server.url}/api/countries`, { headers: { cookie: "lang=jp" } })
+    ).json()) as { code: string; name: string }[];
+    expect(japanese.find((c) => c.code === "JP")?.name).toBe("日本");
+  });
+});

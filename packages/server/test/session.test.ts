@@ -1,0 +1,149 @@
+import { SessionAnswer } from "@gatehouse/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../src/accounts/users.ts";
+import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+  await createUser(server.app.db, {
+    email: "ann@example.com",
+    password: "correct horse",
+    firstName: "Ann",
+    lastName: "Lee",
+    countryCode: "DE",
+  });
+});
+afterAll(() => server.close());
+
+describe("GET /api/session", () => {
+  it("answers a visitor 401 with the error object, a session cookie and a CSRF token", async () => {
+    const client = new Client(server.url);
+    const answer = await client.get("/api/session");
+    expectErrorObject(answer, 401, "not_authenticated");
+    expect(answer.headers.get("x-csrf-token")).toMatch(/^[\w-]{43}$/u);
+    const cookie = answer.headers.getSetCookie()[0] ?? "";
+    expect(cookie).toMatch(/^gh_session=[\w-]{43};/u);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers a signed-in user with the session fields and the upper-cased country", async () => {
+    const client = await new Client(server.url, { "cf-ipcountry": "es" }).start();
+    expect((await client.login("ann@example.com", "correct horse")).status).toBe(200);
+    const answer = await client.get("/api/session");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-csrf-token")).toBe(client.csrf);
+    const session = SessionAnswer.parse(answer.json);
+    expect(session).toMatchObject({
+      Email: "ann@example.com",
+      FirstName: "Ann",
+      LastName: "Lee",
+      Location: "ES",
+      Linked: true,
+    });
+  });
+
+  it("says ZZ when the country header is missing or not a country", async () => {
+    for (const headers of [{}, { "cf-ipcountry": "XX" }, { "cf-ipcountry": "<script>" }] as Record<string, string>[]) {
+      const client = await new Client(server.url, headers).start();
+      await client.login("ann@example.com", "correct horse");
+      expect((await client.get("/api/session")).json.Location).toBe("ZZ");
+    }
+  });
+});
+
+describe("CSRF (every non-GET /api call needs X-CSRF-Token)", () => {
+  it("refuses a call without the header", async () => {
+    const client = await new Client(server.url).start();
+    const answer = await client.post(
+      "/api/account/login",
+      { email: "ann@example.com", password: "correct horse" },
+      { "x-csrf-token": "" },
+    );
+    expectErrorObject(answer, 403, "csrf_invalid");
+  });
+
+  it("refuses another session's token", async () => {
+    const a = await new Client(server.url).start();
+    const b = await new Client(server.url).start();
+    const answer = await a.post(
+      "/api/account/login",
+      { email: "ann@example.com", password: "correct horse" },
+      { "x-csrf-token": b.csrf ?? "" },
+    );
+    expectErrorObject(answer, 403, "csrf_invalid");
+  });
+
+  it("refuses a call with no session cookie at all", async () => {
+    const a = await new Client(server.url).start();
+    const stranger = new Client(server.url);
+    stranger.csrf = a.csrf;
+    expectErrorObject(await stranger.login("ann@example.com", "correct horse"), 403, "csrf_invalid");
+  });
+
+  it("accepts the session's own token", async () => {
+    const client = await new Client(server.url).start();
+    expect((await client.login("ann@example.com", "correct horse")).status).toBe(200);
+  });
+});
+
+describe("session lifecycle", () => {
+  it("rotates the session id at sign-in: the pre-login cookie is not signed in (ASVS 7.2.4)", async () => {
+    const client = await new Client(server.url).start();
+    const before = client.cookies.get("gh_session");
+    await client.login("ann@example.com", "correct horse");
+    const after = client.cookies.get("gh_session");
+    expect(after).not.toBe(before);
+    const fixated = new Client(server.url);
+    fixated.cookies.set("gh_session", before ?? "");
+    expect((await fixated.get("/api/session")).status).toBe(401);
+  });
+
+  it("ends the server session at logout, and the old cookie no longer works", async () => {
+    const client = await new Client(server.url).start();
+    await client.login("ann@example.com", "correct horse");
+    const signedIn = client.cookies.get("gh_session") ?? "";
+    const logout = await client.post("/api/account/logout", {});
+    expect(logout.status).toBe(200);
+    expect((await client.get("/api/session")).status).toBe(401);
+    const replay = new Client(server.url);
+    replay.cookies.set("gh_session", signedIn);
+    expect((await replay.get("/api/session")).status).toBe(401);
+  });
+
+  it("takes logout as form data with ua, as the spec's call does", async () => {
+    const client = await new Client(server.url).start();
+    await client.login("ann@example.com", "correct horse");
+    const answer = await client.request("POST", "/api/account/logout", "ua=enscape", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    expect(answer.status).toBe(200);
+    expect((await client.get("/api/session")).status).toBe(401);
+  });
+
+  it("ignores a forged cookie", async () => {
+    const client = new Client(server.url);
+    client.cookies.set("gh_session", "not-a-token");
+    const answer = await client.get("/api/session");
+    expect(answer.status).toBe(401);
+    expect(client.cookies.get("gh_session")).toMatch(/^[\w-]{43}$/u);
+  });
+});
+
+describe("secure cookies behind https", () => {
+  it("uses the __Host- prefix and Secure when PUBLIC_URL is https", async () => {
+    const https = await startServer({ env: { PUBLIC_URL: "https://login.example.com" } });
+    try {
+      const answer = await new Client(https.url).get("/api/session");
+      const cookie = answer.headers.getSetCookie()[0] ?? "";
+      expect(cookie).toMatch(/^__Host-gh_session=/u);
+      expect(cookie).toContain("Secure");
+      expect(cookie).toContain("Path=/");
+      expect(cookie).not.toContain("Domain=");
+    } finally {
+      await https.close();
+    }
+  });
+});

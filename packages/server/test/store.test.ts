@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../src/store/db.ts";
+import { migrate, openDatabase, ping } from "../src/store/db.ts";
+import type { UserRow } from "../src/store/schema.ts";
+import { sessionsStore } from "../src/store/sessions.ts";
+import { throttleStore } from "../src/store/throttle.ts";
+import { usersStore } from "../src/store/users.ts";
+import { freshPostgres, tempDir } from "./harness.ts";
+
+function user(overrides: Partial<UserRow> = {}): UserRow {
+  const email = overrides.email ?? `${randomUUID()}@example.com`;
+  return {
+    id: randomUUID(),
+    email,
+    email_normalized: email.toLowerCase(),
+    password_hash: "$argon2id$v=19$m=19456,t=2,p=1$x$y",
+    first_name: "Ann",
+    last_name: "Lee",
+    country_code: "DE",
+    newsletter: 0,
+    status: "active",
+    customer_number: null,
+    password_allowed: 1,
+    required_password_update: 0,
+    required_profile_update: 0,
+    language: "en",
+    brand: "default",
+    created_at: 1_700_000_000_000,
+    updated_at: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+/** One suite, both databases, one migration set (ARCHITECTURE.md "storage"). */
+describe.each([
+  ["SQLite", async () => `sqlite:${tempDir()}/store.db`],
+  ["PostgreSQL", freshPostgres],
+])("store on %s", (_name, url) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = openDatabase(await url()).db;
+    await migrate(db);
+    await migrate(db); // idempotent
+  });
+  afterAll(() => db.destroy());
+
+  it("answers readiness", async () => {
+    expect(await ping(db)).toBe(true);
+  });
+
+  it("stores and finds users by id and lower-cased address, with exact types", async () => {
+    const row = user({ email: "Mixed.Case@Example.com" });
+    await usersStore.insert(db, row);
+    expect(await usersStore.findByEmail(db, "mixed.case@example.com")).toEqual(row);
+    expect(await usersStore.findById(db, row.id)).toEqual(row);
+    expect(await usersStore.findByEmail(db, "nobody@example.com")).toBeUndefined();
+  });
+
+  it("keeps e-mail addresses unique case-insensitively", async () => {
+    const row = user({ email: "dup@example.com" });
+    await usersStore.insert(db, row);
+    await expect(
+      usersStore.insert(db, user({ email: "DUP@example.com", email_normalized: "dup@example.com" })),
+    ).rejects.toThrow();
+  });
+
+  it("refuses an unknown status", async () => {
+    await expect(usersStore.insert(db, user({ status: "zombie" as never }))).rejects.toThrow();
+  });
+
+  it("updates and deletes users", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    expect(await usersStore.update(db, row.id, { first_name: "Bo", updated_at: 2 })).toBe(true);
+    expect((await usersStore.findById(db, row.id))?.first_name).toBe("Bo");
+    expect(await usersStore.update(db, randomUUID(), { first_name: "X" })).toBe(false);
+    expect(await usersStore.delete(db, row.id)).toBe(true);
+    expect(await usersStore.findById(db, row.id)).toBeUndefined();
+  });
+
+  it("stores sessions with their user, and a user's deletion removes them", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const session = {
+      id: randomUUID().replaceAll("-", ""),
+      user_id: row.id,
+      created_at: 1,
+      last_seen_at: 1,
+      expires_at: 10,
+      ip: "127.0.0.1",
+      user_agent: "test",
+    };
+    await sessionsStore.insert(db, session);
+    expect(await sessionsStore.findWithUser(db, session.id)).toMatchObject({
+      ...session,
+      email: row.email,
+      status: "active",
+    });
+    await sessionsStore.touch(db, session.id, 5);
+    expect((await sessionsStore.findWithUser(db, session.id))?.last_seen_at).toBe(5);
+    await usersStore.delete(db, row.id);
+    expect(await sessionsStore.findWithUser(db, session.id)).toBeUndefined();
+  });
+
+  it("sweeps sessions past their lifetime or idle time", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const base = { user_id: row.id, created_at: 0, ip: "", user_agent: "" };
+    await sessionsStore.insert(db, { ...base, id: `live-${row.id}`, last_seen_at: 900, expires_at: 5000 });
+    await sessionsStore.insert(db, { ...base, id: `old-${row.id}`, last_seen_at: 900, expires_at: 999 });
+    await sessionsStore.insert(db, { ...base, id: `idle-${row.id}`, last_seen_at: 100, expires_at: 5000 });
+    expect(await sessionsStore.deleteExpired(db, 1000, 500)).toBe(2);
+    expect(await sessionsStore.findWithUser(db, `live-${row.id}`)).toBeDefined();
+    expect(await sessionsStore.deleteForUser(db, row.id)).toBe(1);
+  });
+
+  it("counts sign-in failures atomically under concurrency", async () => {
+    const key = randomUUID();
+    await Promise.all(Array.from({ length: 10 }, () => throttleStore.recordFailure(db, key, 1)));
+    expect((await throttleStore.find(db, key))?.failures).toBe(10);
+    await throttleStore.lock(db, key, 99, 2);
+    expect(await throttleStore.find(db, key)).toMatchObject({ failures: 10, locked_until: 99 });
+    await throttleStore.clear(db, key);
+    expect(await throttleStore.find(db, key)).toBeUndefined();
+  });
+
+  it("sweeps stale throttle rows", async () => {
+    const key = randomUUID();
+    await throttleStore.recordFailure(db, key, 10);
+    expect(await throttleStore.deleteStale(db, 11)).toBeGreaterThanOrEqual(1);
+    expect(await throttleStore.find(db, key)).toBeUndefined();
+  });
+});

@@ -1,0 +1,102 @@
+import {
+  type AnswerOf,
+  type BodyOf,
+  type Endpoint,
+  ErrorAnswer,
+  REQUEST_TIMEOUT_MS,
+  UNREPORTED_STATUSES,
+} from "@gatehouse/contract";
+import { ApiError, NetworkError, ServerError, UnexpectedAnswerError } from "./errors.ts";
+
+/**
+ * 403 answers that are a screen's business (spec §8 "not active", disabled): thrown to the caller. Any other
+ * 403 means the session or its CSRF token went stale, and the page reloads to get fresh ones.
+ */
+const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled"]);
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  language?: () => string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  reload?: () => void;
+  report?: (error: Error) => void;
+  online?: () => boolean;
+}
+
+export interface CallOptions<E> {
+  body?: BodyOf<E>;
+  params?: Record<string, string>;
+}
+
+/** The typed gateway client: credentials, X-CSRF-Token, 30 s timeout, and the error mapping of spec §8. */
+export function createApiClient(options: ApiClientOptions) {
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const reload = options.reload ?? (() => window.location.reload());
+  const report = options.report ?? (() => {});
+  const online = options.online ?? (() => navigator.onLine);
+  let csrf: string | undefined;
+
+  async function call<E extends Endpoint>(endpoint: E, callOptions: CallOptions<E> = {}): Promise<AnswerOf<E>> {
+    let path = endpoint.path;
+    for (const [name, value] of Object.entries(callOptions.params ?? {})) {
+      path = path.replace(`{${name}}`, encodeURIComponent(value));
+    }
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (csrf) headers["x-csrf-token"] = csrf;
+    const language = options.language?.();
+    if (language) headers["accept-language"] = language;
+    if (callOptions.body !== undefined) headers["content-type"] = "application/json";
+
+    let response: Response;
+    try {
+      response = await doFetch(`${options.baseUrl}${path}`, {
+        method: endpoint.method,
+        headers,
+        credentials: "include",
+        body: callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const failure = new NetworkError(online() ? "timeout" : "offline");
+      if ((error as Error).name !== "AbortError" && (error as Error).name !== "TimeoutError" && online())
+        report(failure);
+      throw failure;
+    }
+    csrf = response.headers.get("x-csrf-token") ?? csrf;
+
+    const text = await response.text();
+    const json = parseJson(text);
+    if (response.ok) {
+      const answer = endpoint.answer.safeParse(json);
+      if (!answer.success) throw fail(new UnexpectedAnswerError(response.status, text), response.status);
+      return answer.data as AnswerOf<E>;
+    }
+    const error = ErrorAnswer.safeParse(json);
+    if (!error.success) throw fail(new UnexpectedAnswerError(response.status, text), response.status);
+    if (response.status >= 500) throw fail(new ServerError(response.status, error.data.guid), response.status);
+    if (response.status === 403 && !HANDLED_FORBIDDEN.has(error.data.error_code)) {
+      reload();
+    }
+    throw fail(new ApiError(error.data), response.status);
+  }
+
+  /** Spec §8: 401, 403, 404 and 405 are not sent to error reporting. */
+  function fail<T extends Error>(error: T, status: number): T {
+    if (!UNREPORTED_STATUSES.has(status)) report(error);
+    return error;
+  }
+
+  return { call, csrfToken: () => csrf };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,51 @@
+import type { ErrorAnswer } from "@gatehouse/contract";
+
+/** A 4xx answer with the spec's error object: thrown to the screen that made the call (spec §8). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly answer: ErrorAnswer;
+  constructor(answer: ErrorAnswer) {
+    super(answer.message);
+    this.status = answer.HTTPStatus;
+    this.answer = answer;
+  }
+  get code(): string {
+    return this.answer.error_code;
+  }
+}
+
+/** A 5xx answer: the error screen with retry takes over (spec §8). */
+export class ServerError extends Error {
+  readonly status: number;
+  readonly guid: string | undefined;
+  constructor(status: number, guid?: string) {
+    super(`server error ${status}`);
+    this.status = status;
+    this.guid = guid;
+  }
+}
+
+/** No answer at all: offline, or the 30 s timeout ran out. */
+export class NetworkError extends Error {
+  readonly kind: "offline" | "timeout";
+  constructor(kind: "offline" | "timeout") {
+    super(kind);
+    this.kind = kind;
+  }
+}
+
+/** An answer that is not the error object (a proxy's HTML page, say): shown with its status and body. */
+export class UnexpectedAnswerError extends Error {
+  readonly status: number;
+  readonly body: string;
+  constructor(status: number, body: string) {
+    super(`unexpected answer ${status}`);
+    this.status = status;
+    this.body = body.slice(0, 300);
+  }
+}
+
+/** Failures that replace the screen with "Oops... what a mess." and a retry. */
+export function isScreenFailure(error: unknown): boolean {
+  return error instanceof ServerError || error instanceof NetworkError || error instanceof UnexpectedAnswerError;
+}

@@ -1,0 +1,29 @@
+import { LANGUAGES, type Language } from "@gatehouse/contract";
+import i18next from "i18next";
+import { type ApiClient, createApiClient } from "./client.ts";
+
+export * from "./client.ts";
+export * from "./errors.ts";
+
+let client: ApiClient | undefined;
+
+/** Reports failures that reach no screen; a real error-reporting service plugs in here. */
+export function reportError(error: unknown): void {
+  window.dispatchEvent(new CustomEvent("gatehouse:error", { detail: error }));
+  console.error(error);
+}
+
+/** The one gateway client of the app, built from the host-page settings. */
+export function startApi(gatewayUrl: string): ApiClient {
+  client = createApiClient({
+    baseUrl: gatewayUrl,
+    language: () => LANGUAGES[(i18next.language as Language) ?? "en"]?.tag ?? "en",
+    report: reportError,
+  });
+  return client;
+}
+
+export function gateway(): ApiClient {
+  if (!client) throw new Error("startApi first");
+  return client;
+}

@@ -1,0 +1,25 @@
+import { BRANDS, type Brand, type HostSettings, type ReturnPolicy } from "@gatehouse/contract";
+import { createContext, useContext } from "react";
+
+export interface AppContextValue {
+  settings: HostSettings;
+  brand: Brand;
+  returnPolicy: ReturnPolicy;
+}
+
+export const AppContext = createContext<AppContextValue | undefined>(undefined);
+
+export function appContextFor(settings: HostSettings): AppContextValue {
+  return {
+    settings,
+    brand: BRANDS[settings.brand],
+    returnPolicy: { allowedHosts: settings.returnHosts, selfOrigin: settings.publicUrl },
+  };
+}
+
+/** The page settings, the brand record and the return-address policy. */
+export function useApp(): AppContextValue {
+  const value = useContext(AppContext);
+  if (!value) throw new Error("useApp outside AppContext");
+  return value;
+}

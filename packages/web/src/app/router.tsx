@@ -1,0 +1,52 @@
+import { ROUTE_IDS, ROUTES, type RouteId, type UiRoute } from "@gatehouse/contract";
+import type { ComponentType } from "react";
+import { createBrowserRouter, type LoaderFunction, type RouteObject } from "react-router";
+import NotFound from "../screens/system/NotFound.tsx";
+import { RouteError, Shell } from "./Shell.tsx";
+import { fetchSession, requireSession } from "./session.ts";
+
+type ScreenModule = { default: ComponentType };
+
+/**
+ * Screens built so far, each loaded on demand. A route of spec §2 missing here belongs to later work and shows
+ * the 404 page until its screen lands (DEVELOPERS.md: never a placeholder).
+ */
+const SCREENS: Partial<Record<RouteId, () => Promise<ScreenModule>>> = {
+  LOGIN: () => import("../screens/login/Login.tsx"),
+  LOGIN_SUCCESS: () => import("../screens/login/LoginSuccess.tsx"),
+  LOGOUT: () => import("../screens/login/Logout.tsx"),
+  ERROR: () => import("../screens/system/ErrorPage.tsx"),
+};
+
+function loaderFor(id: RouteId): LoaderFunction | undefined {
+  const route: UiRoute = ROUTES[id];
+  if (route.skipSession) return undefined;
+  return route.loginRequired ? requireSession : () => fetchSession();
+}
+
+function routeFor(id: RouteId): RouteObject {
+  const screen = SCREENS[id];
+  const loader = loaderFor(id);
+  if (!screen) return { path: ROUTES[id].path, Component: NotFound };
+  return {
+    path: ROUTES[id].path,
+    ...(loader ? { loader } : {}),
+    lazy: async () => ({ Component: (await screen()).default }),
+  };
+}
+
+/** Spec §2: nothing renders while no route is set. */
+function NothingYet() {
+  return null;
+}
+
+export function createRouter() {
+  return createBrowserRouter([
+    {
+      Component: Shell,
+      ErrorBoundary: RouteError,
+      HydrateFallback: NothingYet,
+      children: [...ROUTE_IDS.map(routeFor), { path: "*", Component: NotFound }],
+    },
+  ]);
+}

@@ -1,0 +1,27 @@
+import { type AnswerOf, api, ROUTES, routeUrl } from "@gatehouse/contract";
+import { type LoaderFunctionArgs, redirect } from "react-router";
+import { ApiError, gateway } from "../api/index.ts";
+
+export type Session = AnswerOf<typeof api.session>;
+
+/** The signed-in session, or null for a visitor. 5xx and network failures go to the route's error screen. */
+export async function fetchSession(): Promise<Session | null> {
+  try {
+    return await gateway().call(api.session);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+/** Loader of routes that need a signed-in user (spec §6): visitors go to sign-in and come back after. */
+export async function requireSession({ request }: LoaderFunctionArgs): Promise<Session> {
+  const session = await fetchSession();
+  if (!session) {
+    const url = new URL(request.url);
+    throw redirect(routeUrl("LOGIN", { return_to: url.href }));
+  }
+  return session;
+}
+
+export const loginPath = ROUTES.LOGIN.path;

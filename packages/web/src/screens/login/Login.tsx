@@ -1,0 +1,210 @@
+import { type AnswerOf, api, LoginBody, loginHeadingFor, ROUTES, routeUrl } from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { Link, useLoaderData, useNavigate, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import type { Session } from "../../app/session.ts";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { Field } from "../../ui/Field.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { useT } from "../../ui/useT.ts";
+import { destinationAfterSignIn, destinationWhenSignedIn, isInternal } from "./destination.ts";
+import styles from "./Login.module.css";
+
+const Form = LoginBody.pick({ email: true, password: true });
+type FormInput = { email: string; password: string };
+
+type Notice =
+  | { kind: "error"; code: string }
+  | { kind: "notActive"; email: string }
+  | { kind: "resent"; email: string }
+  | { kind: "blocked" };
+
+/** Sign in (spec §2 "Login", §4, §5, §8). */
+export default function Login() {
+  const session = useLoaderData() as Session | null;
+  const [params] = useSearchParams();
+  const returnTo = params.get("return_to");
+  const { brand, settings, returnPolicy } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  const navigate = useNavigate();
+  const fail = useScreenFailure();
+  const [notice, setNotice] = useState<Notice>();
+  const [redirecting, setRedirecting] = useState(false);
+  usePageTitle(t("titles.signIn"));
+
+  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const { errors, isSubmitting } = form.formState;
+  const password = form.watch("password") ?? "";
+
+  const go = (destination: string) => {
+    setRedirecting(true);
+    if (isInternal(destination, settings.publicUrl))
+      navigate(destination.replace(settings.publicUrl, ""), { replace: true });
+    else window.location.assign(destination);
+  };
+
+  // Spec §4: a signed-in visitor is sent on at once.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once for the session the page loaded with.
+  useEffect(() => {
+    if (session) go(destinationWhenSignedIn(returnTo, returnPolicy));
+  }, []);
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setNotice(undefined);
+    let answer: AnswerOf<typeof api.login>;
+    try {
+      answer = await gateway().call(api.login, { body: values });
+    } catch (error) {
+      if (!(error instanceof ApiError))
+        return isScreenFailure(error) ? fail(error) : setNotice({ kind: "error", code: "network.unexpected" });
+      if (error.code === "invalid_authentication") {
+        form.setError("password", { message: "errors.invalid_authentication" }, { shouldFocus: true });
+      } else if (error.code === "user_not_active") {
+        setNotice({ kind: "notActive", email: values.email });
+      } else if (error.code === "user_temporarily_blocked") {
+        setNotice({ kind: "blocked" });
+      } else if (error.code === "invalid_request" && error.answer.fields?.length) {
+        for (const field of error.answer.fields)
+          form.setError(field.field as keyof FormInput, { message: field.message });
+      } else {
+        setNotice({ kind: "error", code: `errors.${error.code}` });
+      }
+      return;
+    }
+    go(destinationAfterSignIn(answer, returnTo, returnPolicy, brand));
+  });
+
+  const resend = async (email: string) => {
+    try {
+      await gateway().call(api.resendActivation, { body: { email, returnTo: returnTo ?? undefined } });
+      setNotice({ kind: "resent", email });
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      setNotice({ kind: "error", code: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected" });
+    }
+  };
+
+  const social = async (platform: "google" | "facebook" | "trimble") => {
+    try {
+      const { redirect_to } = await gateway().call(api.socialLogin, {
+        body: { platform, continue: returnTo ?? undefined },
+      });
+      go(redirect_to);
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      setNotice({ kind: "error", code: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected" });
+    }
+  };
+
+  if (session || redirecting) {
+    return (
+      <Layout>
+        <p role="status">{t("app.loading")}</p>
+      </Layout>
+    );
+  }
+
+  const heading = loginHeadingFor(returnTo);
+  const busy = isSubmitting || redirecting;
+  const { flags } = settings;
+  const promo = brand.traits.promoCover ? (
+    <aside className={styles.promo}>
+      <h2>{t("login.promoTitle")}</h2>
+      <p>{t("login.promoBody")}</p>
+    </aside>
+  ) : undefined;
+
+  return (
+    <Layout aside={promo}>
+      <h1>{t(`login.heading.${heading}`)}</h1>
+      {notice?.kind === "error" ? <Alert kind="error">{tk(notice.code)}</Alert> : null}
+      {notice?.kind === "blocked" ? (
+        <Alert kind="error">
+          <p>{t("errors.user_temporarily_blocked")}</p>
+          <Link to={ROUTES.PASSWORD_RECOVER.path}>{t("login.forgotPassword")}</Link>
+        </Alert>
+      ) : null}
+      {notice?.kind === "notActive" ? (
+        <Alert kind="error">
+          <p>{t("errors.user_not_active")}</p>
+          <Button variant="link" onClick={() => void resend(notice.email)}>
+            {t("login.resendActivation")}
+          </Button>
+        </Alert>
+      ) : null}
+      {notice?.kind === "resent" ? (
+        <Alert kind="success">{t("login.resendSuccess", { email: notice.email })}</Alert>
+      ) : null}
+      <form onSubmit={onSubmit} noValidate>
+        <Field
+          label={t("login.email")}
+          type="text"
+          inputMode="email"
+          autoComplete="username"
+          autoCapitalize="off"
+          spellCheck={false}
+          error={errors.email?.message}
+          {...form.register("email")}
+        />
+        <PasswordField
+          label={t("login.password")}
+          autoComplete="current-password"
+          error={errors.password?.message}
+          value={password}
+          {...form.register("password")}
+        />
+        <div className={styles.links}>
+          <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
+            {t("login.forgotPassword")}
+          </Link>
+        </div>
+        <Button type="submit" disabled={busy}>
+          {t("login.submit")}
+        </Button>
+      </form>
+      {flags.SOCIAL_REGISTER || flags.TRIMBLE_LOGIN || flags.CORPORATE_LOGIN ? (
+        <>
+          <div className={styles.divider}>{t("login.or")}</div>
+          <div className={styles.providers}>
+            {flags.SOCIAL_REGISTER ? (
+              <>
+                <Button variant="secondary" disabled={busy} onClick={() => void social("google")}>
+                  {t("login.google")}
+                </Button>
+                <Button variant="secondary" disabled={busy} onClick={() => void social("facebook")}>
+                  {t("login.facebook")}
+                </Button>
+              </>
+            ) : null}
+            {flags.TRIMBLE_LOGIN ? (
+              <Button variant="secondary" disabled={busy} onClick={() => void social("trimble")}>
+                {t("login.trimble")}
+              </Button>
+            ) : null}
+            {flags.CORPORATE_LOGIN ? (
+              <Link
+                className={styles.providerLink}
+                to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}
+              >
+                {t("login.corporate")}
+              </Link>
+            ) : null}
+          </div>
+        </>
+      ) : null}
+      <p className={styles.create}>
+        {t("login.noAccount")}{" "}
+        <Link to={routeUrl("REGISTER", { return_to: returnTo ?? undefined })}>{t("login.createAccount")}</Link>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,34 @@
+import { ROUTES } from "@gatehouse/contract";
+import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
+import { Navigate, useLoaderData } from "react-router";
+import { useApp } from "../../app/context.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import type { Session } from "../../app/session.ts";
+import { usePageTitle } from "../../app/title.ts";
+
+/** Spec §2: the visualisation brand's success page, "Authentication complete" and the signed-in user. */
+export default function LoginSuccess() {
+  const session = useLoaderData() as Session | null;
+  const { brand } = useApp();
+  const { t } = useTranslation();
+  usePageTitle(t("titles.signIn"));
+  const elsewhere = !brand.traits.authenticationCompletePage;
+  useEffect(() => {
+    if (session && elsewhere) window.location.replace(brand.links.home);
+  }, [session, elsewhere, brand.links.home]);
+  if (!session) return <Navigate to={ROUTES.LOGIN.path} replace />;
+  if (elsewhere) return null;
+  return (
+    <Layout>
+      <h1>{t("loginSuccess.heading")}</h1>
+      <p>
+        {t("loginSuccess.signedInAs", {
+          name: `${session.FirstName} ${session.LastName}`.trim() || session.Email,
+          email: session.Email,
+        })}
+      </p>
+      <p>{t("app.closeWindow")}</p>
+    </Layout>
+  );
+}

@@ -1,0 +1,34 @@
+import { type AnswerOf, type api, type Brand, type ReturnPolicy, routeUrl, safeReturnTo } from "@gatehouse/contract";
+
+/**
+ * Where a successful sign-in continues (spec §4): a required password update first, then a required profile
+ * update, then the return address when its host is allowed, else the brand's landing page.
+ */
+export function destinationAfterSignIn(
+  answer: AnswerOf<typeof api.login>,
+  returnTo: string | null,
+  policy: ReturnPolicy,
+  brand: Brand,
+): string {
+  const allowedReturn = safeReturnTo(returnTo, policy, "") || undefined;
+  if (answer.RequiredPasswordUpdate) {
+    return routeUrl("PASSWORD_CHANGE", { required_password_update: "true", return_to: allowedReturn });
+  }
+  if (answer.RequiredProfileUpdate) return routeUrl("ACCOUNT_EDIT", { return_to: allowedReturn });
+  return allowedReturn ?? landingPage(brand);
+}
+
+/** Spec §4: a signed-in visitor on the login page goes to return_to, or to edit account. */
+export function destinationWhenSignedIn(returnTo: string | null, policy: ReturnPolicy): string {
+  return safeReturnTo(returnTo, policy, routeUrl("ACCOUNT_EDIT"));
+}
+
+/** The visualisation brand confirms on its own success page; the others go home. */
+export function landingPage(brand: Brand): string {
+  return brand.traits.authenticationCompletePage ? routeUrl("LOGIN_SUCCESS") : brand.links.home;
+}
+
+/** Same-origin destinations go through the router; others leave the app. */
+export function isInternal(destination: string, selfOrigin: string): boolean {
+  return destination.startsWith("/") || new URL(destination).origin === selfOrigin;
+}

@@ -1,0 +1,18 @@
+import { ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+
+/** Unknown routes, and routes whose screens belong to later work (spec §2). */
+export default function NotFound() {
+  const { t } = useTranslation();
+  usePageTitle(t("titles.notFound"));
+  return (
+    <Layout>
+      <h1>{t("notFound.heading")}</h1>
+      <p>{t("notFound.body")}</p>
+      <Link to={ROUTES.LOGIN.path}>{t("notFound.home")}</Link>
+    </Layout>
+  );
+}
