@@ -40,18 +40,6 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.decorate("dbKind", kind);
 
   registerErrorHandling(app);
-  await app.register(fastifyHelmet, {
-    contentSecurityPolicy: {
-      directives: {
-        "frame-ancestors": ["'none'"],
-        "form-action": ["'self'"],
-        "upgrade-insecure-requests": config.publicUrl.protocol === "https:" ? [] : null,
-      },
-    },
-    // The sign-in popup (spec §2 CLOSE) must still reach its opener.
-    crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
-    strictTransportSecurity: config.publicUrl.protocol === "https:",
-  });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
@@ -60,15 +48,27 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     errorResponseBuilder: () => new ApiError("rate_limited", { temporary: true }),
   });
   await app.register(sessionPlugin, { config, db });
-  app.addHook("onSend", async (request, reply) => {
-    if (request.url.startsWith("/api/")) reply.header("cache-control", "no-store");
-  });
 
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { db });
-  await registerHostPage(app, config);
+  // Pages and assets get helmet's document headers (CSP and the rest); /api answers carry their own fixed set.
+  await app.register(async (pages) => {
+    await pages.register(fastifyHelmet, {
+      contentSecurityPolicy: {
+        directives: {
+          "frame-ancestors": ["'none'"],
+          "form-action": ["'self'"],
+          "upgrade-insecure-requests": config.publicUrl.protocol === "https:" ? [] : null,
+        },
+      },
+      // The sign-in popup (spec §2 CLOSE) must still reach its opener.
+      crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
+      strictTransportSecurity: config.publicUrl.protocol === "https:",
+    });
+    await registerHostPage(pages, config);
+  });
 
   const sweeper = setInterval(() => {
     Promise.all([sweepSessions(db), sweepThrottle(db)]).catch((err) => app.log.error({ err }, "sweep failed"));

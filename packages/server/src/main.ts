@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(`Gatehouse serves ${config.publicUrl.origin} (${app.dbKind})`);
+  app.log.info(`Gatehouse listens on ${config.host}:${config.port} for ${config.publicUrl.origin} (${app.dbKind})`);
 }
 
 await main();

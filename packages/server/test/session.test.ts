@@ -29,6 +29,14 @@ describe("GET /api/session", () => {
     expect(answer.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("carries the API security headers (OWASP REST cheat sheet)", async () => {
+    const answer = await new Client(server.url).get("/api/session");
+    expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(answer.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(answer.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+    expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+  });
+
   it("answers a signed-in user with the session fields and the upper-cased country", async () => {
     const client = await new Client(server.url, { "cf-ipcountry": "es" }).start();
     expect((await client.login("ann@example.com", "correct horse")).status).toBe(200);

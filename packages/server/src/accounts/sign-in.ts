@@ -3,7 +3,7 @@ import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from "./passwords.ts";
-import { blockedUntil, clearFailures, recordFailure } from "./throttle.ts";
+import { clearFailures, recordFailure, throttleState } from "./throttle.ts";
 
 export type SignInRefusal = "invalid_authentication" | "user_not_active" | "user_disabled" | "user_temporarily_blocked";
 export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; refusal: SignInRefusal };
@@ -22,7 +22,8 @@ export async function signInWithPassword(
   now = Date.now(),
 ): Promise<SignInOutcome> {
   const identifier = normalizeEmail(email);
-  if (await blockedUntil(db, identifier, now)) return refuse("user_temporarily_blocked");
+  const throttle = await throttleState(db, identifier, now);
+  if (throttle.blocked) return refuse("user_temporarily_blocked");
 
   const user = await usersStore.findByEmail(db, identifier);
   if (!(await passwordMatches(user, password))) {
@@ -31,7 +32,7 @@ export async function signInWithPassword(
   }
   // passwordMatches is only true for a found user.
   const account = user as UserRow;
-  await clearFailures(db, identifier);
+  if (throttle.failures > 0) await clearFailures(db, identifier);
 
   const refusal = statusRefusal(account);
   if (refusal) return refuse(refusal);

@@ -8,9 +8,13 @@ import { identifierKey } from "./identifiers.ts";
  * what was typed, whether or not an account has it, so a block reveals nothing about which addresses exist.
  * Thresholds and why they cannot lock real users out for long: docs/decisions.md "Sign-in throttling".
  */
-export async function blockedUntil(db: Db, identifier: string, now = Date.now()): Promise<number | undefined> {
+export async function throttleState(
+  db: Db,
+  identifier: string,
+  now = Date.now(),
+): Promise<{ blocked: boolean; failures: number }> {
   const row = await throttleStore.find(db, identifierKey(identifier));
-  return row?.locked_until && row.locked_until > now ? row.locked_until : undefined;
+  return { blocked: row?.locked_until != null && row.locked_until > now, failures: row?.failures ?? 0 };
 }
 
 /** Counts one wrong password; returns true when this failure starts a block. */

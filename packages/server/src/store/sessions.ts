@@ -1,3 +1,4 @@
+import type { CompiledQuery } from "kysely";
 import type { Db } from "./db.ts";
 import type { SessionRow, UserRow } from "./schema.ts";
 
@@ -8,31 +9,44 @@ export type SessionWithUser = SessionRow & {
   status: UserRow["status"];
 };
 
+const findWithUserQueries = new WeakMap<Db, CompiledQuery>();
+
+function findWithUserQuery(db: Db, id: string) {
+  return db
+    .selectFrom("sessions")
+    .innerJoin("users", "users.id", "sessions.user_id")
+    .select([
+      "sessions.id",
+      "sessions.user_id",
+      "sessions.created_at",
+      "sessions.last_seen_at",
+      "sessions.expires_at",
+      "sessions.ip",
+      "sessions.user_agent",
+      "users.email",
+      "users.first_name",
+      "users.last_name",
+      "users.status",
+    ])
+    .where("sessions.id", "=", id);
+}
+
 /** Queries of the sessions table (signed-in sessions only; anonymous ones live in the cookie alone). */
 export const sessionsStore = {
   insert: async (db: Db, row: SessionRow): Promise<void> => {
     await db.insertInto("sessions").values(row).execute();
   },
 
-  findWithUser: (db: Db, id: string): Promise<SessionWithUser | undefined> =>
-    db
-      .selectFrom("sessions")
-      .innerJoin("users", "users.id", "sessions.user_id")
-      .select([
-        "sessions.id",
-        "sessions.user_id",
-        "sessions.created_at",
-        "sessions.last_seen_at",
-        "sessions.expires_at",
-        "sessions.ip",
-        "sessions.user_agent",
-        "users.email",
-        "users.first_name",
-        "users.last_name",
-        "users.status",
-      ])
-      .where("sessions.id", "=", id)
-      .executeTakeFirst(),
+  /** The hot path of every signed-in request: compiled once per database, then only its parameter changes. */
+  findWithUser: async (db: Db, id: string): Promise<SessionWithUser | undefined> => {
+    let compiled = findWithUserQueries.get(db);
+    if (!compiled) {
+      compiled = findWithUserQuery(db, "").compile();
+      findWithUserQueries.set(db, compiled);
+    }
+    const result = await db.executeQuery<SessionWithUser>({ ...compiled, parameters: [id] });
+    return result.rows[0];
+  },
 
   touch: async (db: Db, id: string, at: number): Promise<void> => {
     await db.updateTable("sessions").set({ last_seen_at: at }).where("id", "=", id).execute();

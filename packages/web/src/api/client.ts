@@ -39,6 +39,8 @@ export function createApiClient(options: ApiClientOptions) {
   let csrf: string | undefined;
 
   async function call<E extends Endpoint>(endpoint: E, callOptions: CallOptions<E> = {}): Promise<AnswerOf<E>> {
+    // A state-changing call needs the session's CSRF token; pages that skip the session fetch it first.
+    if (endpoint.method !== "GET" && !csrf) await fetchCsrfToken();
     let path = endpoint.path;
     for (const [name, value] of Object.entries(callOptions.params ?? {})) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
@@ -80,6 +82,19 @@ export function createApiClient(options: ApiClientOptions) {
       reload();
     }
     throw fail(new ApiError(error.data), response.status);
+  }
+
+  async function fetchCsrfToken(): Promise<void> {
+    try {
+      const response = await doFetch(`${options.baseUrl}/session`, {
+        headers: { accept: "application/json" },
+        credentials: "include",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      csrf = response.headers.get("x-csrf-token") ?? csrf;
+    } catch {
+      // The call itself will fail and say why.
+    }
   }
 
   /** Spec §8: 401, 403, 404 and 405 are not sent to error reporting. */

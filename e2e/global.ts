@@ -1,0 +1,64 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    databaseUrl: string;
+  }
+}
+
+export const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(import.meta.dirname, "..");
+
+/**
+ * Starts the real service the way `npm start` does (built SPA, SQLite, dev mailbox) on a free port. It never
+ * skips: without Chromium or the web build the run fails (issue #2: browser tests must not skip under CI).
+ */
+export default async function setup(project: TestProject) {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (see .ci/run)`);
+  if (!existsSync(join(ROOT, "packages/web/dist/index.html")))
+    throw new Error("the web app is not built: run npm run build");
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
+  const port = 30000 + Math.floor(Math.random() * 20000);
+  const baseUrl = `http://localhost:${port}`;
+  const databaseUrl = `sqlite:${join(dir, "gatehouse.db")}`;
+  const server: ChildProcess = spawn(process.execPath, [join(ROOT, "packages/server/src/main.ts")], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PUBLIC_URL: baseUrl,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
+      TRUST_PROXY: "true",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  await waitFor(`${baseUrl}/readyz`, server);
+  project.provide("baseUrl", baseUrl);
+  project.provide("databaseUrl", databaseUrl);
+  return async () => {
+    server.kill("SIGTERM");
+    await new Promise((done) => server.once("exit", done));
+  };
+}
+
+async function waitFor(url: string, server: ChildProcess) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the server did not become ready at ${url}`);
+}

@@ -1,0 +1,143 @@
+import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launch, screenshot, visit } from "./support.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(() => browser.close());
+
+/** "rgb(r, g, b)" of a #rrggbb colour, as getComputedStyle reports it. */
+const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
+
+describe.each(BRAND_IDS)("the login page in the %s brand", (id) => {
+  const brand = BRANDS[id];
+  it("has the brand's title, logo, colours and legal links, and every control by name", async () => {
+    const { page, context } = await visit(browser, `/?theme=${id}`);
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    expect(await page.title()).toBe(`Sign in | ${brand.name}`);
+    expect(await page.getByRole("img", { name: brand.name }).getAttribute("src")).toBe(brand.logo);
+    const button = page.getByRole("button", { name: "Sign in" });
+    expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb(brand.colors.primary));
+    expect(await page.getByRole("link", { name: "Privacy policy" }).getAttribute("href")).toBe(brand.links.privacy);
+    expect(await page.getByRole("link", { name: "Terms of use" }).getAttribute("href")).toBe(brand.links.terms);
+    expect(await page.getByRole("link", { name: "Licence agreement" }).getAttribute("href")).toBe(brand.links.eula.en);
+    for (const name of ["Forgot your password?", "Create account"])
+      expect(await page.getByRole("link", { name }).isVisible()).toBe(true);
+    expect(await page.getByLabel("Username or email").isVisible()).toBe(true);
+    expect(await page.getByLabel("Password", { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByRole("combobox", { name: "Language" }).isVisible()).toBe(true);
+    // The promo cover belongs to the cloud-rendering brand only.
+    expect(await page.getByText("Start with 20 free credits").count()).toBe(brand.traits.promoCover ? 1 : 0);
+    await screenshot(page, `login-${id}`);
+    await context.close();
+  });
+});
+
+describe("headings by return address (spec §2)", () => {
+  it.each([
+    ["https://www.gatehouse.example/try/corona", "Sign in to get your trial"],
+    ["https://www.gatehouse.example/store/cart", "Sign in to complete your purchase"],
+    ["https://www.gatehouse.example/demo", "Sign in to activate the Corona trial on your account"],
+  ])("%s → %s", async (returnTo, heading) => {
+    const { page, context } = await visit(browser, `/?return_to=${encodeURIComponent(returnTo)}`);
+    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+    await context.close();
+  });
+});
+
+describe("language", () => {
+  it("shows a visitor from Spain the page in Spanish", async () => {
+    const es = await loadCatalog("es");
+    const { page, context } = await visit(browser, "/", { "cf-ipcountry": "ES" });
+    await page.getByRole("heading", { name: es.login.heading.default, level: 1 }).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("es");
+    expect(await page.title()).toBe(`${es.titles.signIn} | Gatehouse`);
+    expect(await page.getByLabel(es.login.email).isVisible()).toBe(true);
+    expect(await page.getByLabel(es.login.password, { exact: true }).isVisible()).toBe(true);
+    await page.getByRole("button", { name: es.login.submit }).click();
+    await page.getByText(es.validation.loginEmail.required).waitFor();
+    await screenshot(page, "login-es");
+    await context.close();
+  });
+
+  it("switches language from the footer and remembers it", async () => {
+    const de = await loadCatalog("de");
+    const { page, context } = await visit(browser, "/");
+    await page.getByRole("combobox", { name: "Language" }).selectOption("de");
+    await page.getByRole("heading", { name: de.login.heading.default, level: 1 }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { name: de.login.heading.default, level: 1 }).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("de");
+    await context.close();
+  });
+
+  it("takes the language from the return address's path", async () => {
+    const { page, context } = await visit(
+      browser,
+      `/?return_to=${encodeURIComponent("https://www.gatehouse.example/ja/pricing")}`,
+    );
+    expect(await page.locator("html").getAttribute("lang")).toBe("ja");
+    await context.close();
+  });
+});
+
+describe("system pages", () => {
+  it("shows 404 PAGE NOT FOUND for an unknown route", async () => {
+    const { page, context } = await visit(browser, "/no/such/page");
+    await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
+    await screenshot(page, "not-found");
+    await context.close();
+  });
+
+  it("shows the 404 page for a screen that belongs to later work", async () => {
+    const { page, context } = await visit(browser, "/register");
+    await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
+    await context.close();
+  });
+
+  it("shows a known error code's title and the reference on /error", async () => {
+    const { page, context } = await visit(browser, "/error?error_code=user_disabled&error_id=abc-123");
+    await page.getByRole("heading", { name: "Account disabled" }).waitFor();
+    await page.getByText("Your user has been disabled in our system.").waitFor();
+    await page.getByText("Ref: abc-123").waitFor();
+    await context.close();
+  });
+
+  it("shows an unknown code's own text, else the description", async () => {
+    const { page, context } = await visit(browser, "/error?error_code=quota_exceeded");
+    await page.getByText("quota_exceeded").waitFor();
+    await page.goto("/error?error_description=Something%20specific");
+    await page.getByText("Something specific").waitFor();
+    await context.close();
+  });
+
+  it("does not fetch the session on /error", async () => {
+    const { page, context } = await visit(browser, "about:blank");
+    const calls: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/session")) calls.push(r.url());
+    });
+    await page.goto("/error?error_code=session_expired");
+    await page.getByRole("heading", { name: "Session expired" }).waitFor();
+    expect(calls).toEqual([]);
+    await context.close();
+  });
+
+  it("shows Oops... what a mess. with a retry when the gateway fails", async () => {
+    const { page, context } = await visit(browser, "about:blank");
+    let fail = true;
+    await page.route("**/api/session", (route) =>
+      fail ? route.fulfill({ status: 503, contentType: "text/html", body: "<h1>Bad gateway</h1>" }) : route.continue(),
+    );
+    await page.goto("/");
+    await page.getByRole("heading", { name: "Oops... what a mess." }).waitFor();
+    await page.getByText("An unexpected error occurred.").waitFor();
+    fail = false;
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+});

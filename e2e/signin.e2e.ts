@@ -1,0 +1,168 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admin, baseUrl, launch, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(() => browser.close());
+
+const PASSWORD = "correct horse battery";
+
+async function user(name: string, ...flags: string[]) {
+  const email = uniqueEmail(name);
+  await admin(
+    "user:create",
+    "--email",
+    email,
+    "--password",
+    PASSWORD,
+    "--first",
+    "Ann",
+    "--last",
+    "Lee",
+    "--country",
+    "DE",
+    ...flags,
+  );
+  return email;
+}
+
+describe("sign-in", () => {
+  it("signs in a user made by the admin CLI and shows Authentication complete (visualisation brand)", async () => {
+    const email = await user("cli");
+    const { page, context } = await visit(browser, "/?theme=archviz");
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    expect(await page.title()).toBe("Sign in | Enscape");
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    expect(await page.getByText(`You are signed in as Ann Lee (${email}).`).isVisible()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe("/login/success");
+    await context.close();
+  });
+
+  it("continues to an allowed return address", async () => {
+    const email = await user("return");
+    const { page, context } = await visit(
+      browser,
+      `/?return_to=${encodeURIComponent("https://www.gatehouse.example/pricing?plan=pro")}`,
+    );
+    await stubExternalSites(context);
+    await signIn(page, email, PASSWORD);
+    await page.waitForURL("https://www.gatehouse.example/pricing?plan=pro");
+    await context.close();
+  });
+
+  it.each([
+    ["another host", "https://evil.example/phish"],
+    ["a network-path reference", "//evil.example/phish"],
+    ["userinfo", "https://www.gatehouse.example@evil.example/"],
+    ["javascript:", "javascript:alert(document.cookie)"],
+  ])("refuses a return address to %s and goes to the brand's home page", async (_name, returnTo) => {
+    const email = await user("refused");
+    const { page, context } = await visit(browser, `/?return_to=${encodeURIComponent(returnTo)}`);
+    await stubExternalSites(context);
+    await signIn(page, email, PASSWORD);
+    await page.waitForURL("https://www.gatehouse.example/");
+    await context.close();
+  });
+
+  it("says Incorrect email or password. on the password field for a wrong password", async () => {
+    const email = await user("wrong");
+    const { page, context } = await visit(browser, "/");
+    await signIn(page, email, "not the password");
+    const password = page.getByLabel("Password", { exact: true });
+    await page.getByText("Incorrect email or password.").waitFor();
+    expect(await password.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = (await password.getAttribute("aria-describedby")) ?? "";
+    expect(await page.locator(`[id="${describedBy.split(" ")[0]}"]`).textContent()).toBe(
+      "Incorrect email or password.",
+    );
+    await context.close();
+  });
+
+  it("validates on blur with the spec's messages", async () => {
+    const { page, context } = await visit(browser, "/");
+    await page.getByLabel("Username or email").focus();
+    await page.getByLabel("Password", { exact: true }).focus();
+    await page.getByText("Please enter your username or email address.").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill("12345");
+    await page.getByLabel("Username or email").focus();
+    await page.getByText("Your password must be at least 6 characters long.").waitFor();
+    await context.close();
+  });
+
+  it("shows the resend-activation link to a pending account", async () => {
+    const email = await user("pending", "--inactive");
+    const { page, context } = await visit(browser, "/");
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("alert").filter({ hasText: "not active" }).waitFor();
+    expect(await page.getByRole("button", { name: "Resend activation link" }).isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it("blocks after five wrong passwords, and the admin's unlock lets the user in", async () => {
+    const email = await user("lockout");
+    const { page, context } = await visit(browser, "/");
+    for (let i = 0; i < 5; i++) await signIn(page, email, `wrong password ${i}`);
+    const alert = page.getByRole("alert").filter({ hasText: "temporarily unavailable" });
+    await alert.waitFor();
+    expect(await alert.getByRole("link", { name: "Forgot your password?" }).isVisible()).toBe(true);
+    expect((await signIn(page, email, PASSWORD)).status()).toBe(429);
+
+    expect(await admin("user:unlock", "--email", email)).toContain("unlocked");
+    await signIn(page, email, PASSWORD);
+    await stubExternalSites(context);
+    await page.waitForURL("https://www.gatehouse.example/");
+    await context.close();
+  });
+
+  it("shows the password on request and hides it again", async () => {
+    const { page, context } = await visit(browser, "/");
+    const password = page.getByLabel("Password", { exact: true });
+    await password.fill("secret-value");
+    expect(await password.getAttribute("type")).toBe("password");
+    await page.getByRole("button", { name: "Show password" }).click();
+    expect(await password.getAttribute("type")).toBe("text");
+    await page.getByRole("button", { name: "Hide password" }).click();
+    expect(await password.getAttribute("type")).toBe("password");
+    await context.close();
+  });
+
+  it("works with the keyboard alone: Tab through the form, Enter signs in", async () => {
+    const email = await user("keyboard");
+    const { page, context } = await visit(browser, "/?theme=archviz");
+    await page.getByLabel("Username or email").focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    await context.close();
+  });
+
+  it("sends a signed-in visitor on from the login page at once", async () => {
+    const email = await user("again");
+    const { page, context } = await visit(browser, "/?theme=archviz");
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    await stubExternalSites(context);
+    await page.goto(`/?return_to=${encodeURIComponent("https://cloud.gatehouse.example/app")}`);
+    await page.waitForURL("https://cloud.gatehouse.example/app");
+    await context.close();
+  });
+
+  it("signs out at /logout and the session is gone", async () => {
+    const email = await user("logout");
+    const { page, context } = await visit(browser, "/?theme=archviz");
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    await page.goto("/logout");
+    await page.getByText("You have been signed out.").waitFor();
+    expect(await page.title()).toBe("Sign out | Gatehouse");
+    const session = await page.request.get(`${baseUrl()}/api/session`);
+    expect(session.status()).toBe(401);
+    await context.close();
+  });
+});

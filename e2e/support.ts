@@ -1,0 +1,95 @@
+import { execFile } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core";
+import { inject } from "vitest";
+import { CHROMIUM } from "./global.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+export const SCREENSHOTS = join(import.meta.dirname, "screenshots");
+
+export const baseUrl = () => inject("baseUrl");
+
+/** Debian's Chromium, headless, with the flags this machine needs (no background networking: no network here). */
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+}
+
+let visitors = 0;
+
+export interface Visit {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A fresh browser profile (cookies and all) with optional request headers, e.g. the proxy's country. */
+export async function visit(browser: Browser, path: string, headers: Record<string, string> = {}): Promise<Visit> {
+  // Each visitor comes from its own address, as behind the load balancer, so per-address limits stay per visitor.
+  const address = { "x-forwarded-for": `198.51.100.${(visitors++ % 250) + 1}` };
+  const context = await browser.newContext({
+    baseURL: baseUrl(),
+    extraHTTPHeaders: { ...address, ...headers },
+    locale: "en-US",
+  });
+  const page = await context.newPage();
+  await page.goto(path);
+  return { context, page };
+}
+
+/** Runs the real admin CLI on the test server's database. */
+export async function admin(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, "packages/server/src/admin/cli.ts"), ...args],
+    {
+      env: { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_ENV: "test" },
+    },
+  );
+  return stdout;
+}
+
+let counter = 0;
+/** A unique address per test, so tests never share an account or a throttle. */
+export function uniqueEmail(name: string): string {
+  counter += 1;
+  return `${name}.${process.pid}.${Date.now()}.${counter}@example.com`;
+}
+
+/**
+ * Brand sites are on the public Internet, which this machine cannot reach: the browser gets a one-line page for
+ * them instead, so a test can see that it was sent there. Gatehouse itself is never stubbed.
+ */
+export async function stubExternalSites(context: BrowserContext): Promise<void> {
+  await context.route(/^https:\/\/(?!localhost)[^/]+\.example\//u, (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: "text/html",
+      body: `<!doctype html><title>external</title><h1>External site</h1>`,
+    }),
+  );
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Fills the sign-in form the way a person does: by label, then the Sign in button; resolves with the gateway's answer. */
+export async function signIn(page: Page, email: string, password: string): Promise<Response> {
+  await page.getByLabel("Username or email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  const answer = page.waitForResponse((r) => r.url().endsWith("/api/account/login"));
+  await page.getByRole("button", { name: "Sign in" }).click();
+  return answer;
+}

@@ -1,0 +1,67 @@
+import { BRANDS, type ReturnPolicy } from "@gatehouse/contract";
+import { describe, expect, it } from "vitest";
+import {
+  destinationAfterSignIn,
+  destinationWhenSignedIn,
+  isInternal,
+  landingPage,
+} from "../src/screens/login/destination.ts";
+
+const policy: ReturnPolicy = { allowedHosts: ["www.gatehouse.example"], selfOrigin: "http://localhost:8080" };
+const ok = { RequiredPasswordUpdate: false, RequiredProfileUpdate: false };
+
+describe("where sign-in continues (spec §4)", () => {
+  it("goes to an allowed return address", () => {
+    expect(destinationAfterSignIn(ok, "https://www.gatehouse.example/x", policy, BRANDS.default)).toBe(
+      "https://www.gatehouse.example/x",
+    );
+  });
+
+  it("goes to the brand's landing page when the return address is refused or missing", () => {
+    expect(destinationAfterSignIn(ok, "https://evil.example/", policy, BRANDS.default)).toBe(BRANDS.default.links.home);
+    expect(destinationAfterSignIn(ok, null, policy, BRANDS.cloud)).toBe(BRANDS.cloud.links.home);
+    expect(destinationAfterSignIn(ok, null, policy, BRANDS.archviz)).toBe("/login/success");
+    expect(landingPage(BRANDS.archviz)).toBe("/login/success");
+  });
+
+  it("puts a required password update first, keeping only an allowed return address", () => {
+    expect(
+      destinationAfterSignIn(
+        { RequiredPasswordUpdate: true, RequiredProfileUpdate: true },
+        "https://www.gatehouse.example/x",
+        policy,
+        BRANDS.default,
+      ),
+    ).toBe("/account/password-change?required_password_update=true&return_to=https%3A%2F%2Fwww.gatehouse.example%2Fx");
+    expect(
+      destinationAfterSignIn(
+        { RequiredPasswordUpdate: true, RequiredProfileUpdate: false },
+        "https://evil.example/",
+        policy,
+        BRANDS.default,
+      ),
+    ).toBe("/account/password-change?required_password_update=true");
+  });
+
+  it("then a required profile update", () => {
+    expect(
+      destinationAfterSignIn(
+        { RequiredPasswordUpdate: false, RequiredProfileUpdate: true },
+        null,
+        policy,
+        BRANDS.default,
+      ),
+    ).toBe("/profile/edit");
+  });
+
+  it("sends a signed-in visitor to return_to or to edit account", () => {
+    expect(destinationWhenSignedIn("https://www.gatehouse.example/y", policy)).toBe("https://www.gatehouse.example/y");
+    expect(destinationWhenSignedIn("https://evil.example/", policy)).toBe("/profile/edit");
+  });
+
+  it("tells our own pages from others", () => {
+    expect(isInternal("/login/success", "http://localhost:8080")).toBe(true);
+    expect(isInternal("http://localhost:8080/profile/edit", "http://localhost:8080")).toBe(true);
+    expect(isInternal("https://www.gatehouse.example/", "http://localhost:8080")).toBe(false);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * `npm start`: builds the SPA when its build is missing or older than its sources, then serves everything
+ * (ARCHITECTURE.md runtime contract). Configuration comes from the environment only (README "Configuration").
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const BUILT = join(ROOT, "packages/web/dist/index.html");
+const SOURCES = [
+  "packages/web/src",
+  "packages/web/public",
+  "packages/web/index.html",
+  "packages/web/vite.config.ts",
+  "packages/contract/src",
+];
+
+function newest(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
+}
+
+const builtAt = existsSync(BUILT) ? statSync(BUILT).mtimeMs : 0;
+const sourcesAt = Math.max(...SOURCES.map((s) => newest(join(ROOT, s))));
+if (!process.env.WEB_DIST && sourcesAt > builtAt) {
+  console.log(builtAt ? "The web app changed: rebuilding it." : "Building the web app (first start).");
+  const build = spawnSync("npm", ["run", "build", "-w", "@gatehouse/web"], { cwd: ROOT, stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+await import("../packages/server/src/main.ts");
