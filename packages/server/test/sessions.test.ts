@@ -71,3 +71,18 @@ describe("sessions (ASVS 7.3)", () => {
     expect(csrfMatches("secret-secret-secret-secret-secret!", "token-a", undefined)).toBe(false);
   });
 });
+
+describe("HMAC-SHA256 on one-shot hashes", () => {
+  it("equals node:crypto's createHmac for short, block-sized, long and Unicode keys and messages", async () => {
+    const { createHmac } = await import("node:crypto");
+    const { hmacSha256 } = await import("../src/sessions/hmac.ts");
+    const keys = ["k", "x".repeat(32), "y".repeat(64), "z".repeat(65), "ключ-秘密-🔑".repeat(9)];
+    const messages = ["", "csrf:abc", "m".repeat(200), "Grüße 😀"];
+    for (const key of keys) {
+      const mac = hmacSha256(key);
+      for (const message of messages) {
+        expect(mac(message)).toBe(createHmac("sha256", key).update(message).digest("base64url"));
+      }
+    }
+  });
+});

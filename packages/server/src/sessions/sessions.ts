@@ -1,7 +1,8 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "@gatehouse/contract";
 import type { Db } from "../store/db.ts";
 import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
+import { hmacSha256 } from "./hmac.ts";
 
 /** A session token: 256 random bits (ASVS 7.2.3), base64url, 43 characters. */
 export function newSessionToken(): string {
@@ -16,7 +17,7 @@ export function isSessionToken(value: unknown): value is string {
 
 /** Sessions are stored by hash, so a leaked table cannot be replayed as cookies (ASVS 7.2.4 spirit). */
 export function sessionId(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 /**
@@ -25,8 +26,15 @@ export function sessionId(token: string): string {
  * anonymous visitors get one without a database write.
  */
 export function csrfToken(secret: string, token: string): string {
-  return createHmac("sha256", secret).update(`csrf:${token}`).digest("base64url");
+  let mac = macs.get(secret);
+  if (!mac) {
+    mac = hmacSha256(secret);
+    macs.set(secret, mac);
+  }
+  return mac(`csrf:${token}`);
 }
+
+const macs = new Map<string, (message: string) => string>();
 
 export function csrfMatches(secret: string, token: string, presented: string | undefined): boolean {
   if (!presented) return false;
