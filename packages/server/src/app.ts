@@ -22,13 +22,19 @@ export type App = FastifyInstance & { db: Db; dbKind: DbKind };
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /** Builds the whole gateway: database (migrated), plugins, routes and the SPA host page. */
-export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<App> {
+export async function buildApp(
+  config: Config,
+  options: { logger?: boolean; logStream?: NodeJS.WritableStream } = {},
+): Promise<App> {
   const { db, kind } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
 
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();

@@ -155,3 +155,27 @@ describe("secure cookies behind https", () => {
     }
   });
 });
+
+describe("error logging", () => {
+  it("logs every refused request with the guid the client sees", async () => {
+    const lines: string[] = [];
+    const { Writable } = await import("node:stream");
+    const { buildApp } = await import("../src/app.ts");
+    const config = { ...server.config, logLevel: "info" };
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const app = await buildApp(config, { logStream: stream });
+    try {
+      const answer = await app.inject({ method: "POST", url: "/api/account/login", payload: {} });
+      const guid = answer.json().guid as string;
+      expect(answer.statusCode).toBe(403);
+      expect(lines.some((line) => line.includes(guid) && line.includes("csrf_invalid"))).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});

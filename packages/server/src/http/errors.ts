@@ -43,8 +43,20 @@ export function errorAnswer(
   };
 }
 
-export function sendError(reply: FastifyReply, code: ErrorCode, options: Parameters<typeof errorAnswer>[1] = {}) {
-  const body = errorAnswer(code, options);
+/** Sends the error object and logs it with its guid, so a user's "Ref" leads to the log line. */
+export function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  options: Parameters<typeof errorAnswer>[1] & { cause?: unknown } = {},
+) {
+  const { cause, ...rest } = options;
+  const body = errorAnswer(code, rest);
+  if (body.HTTPStatus >= 500) reply.log.error({ guid: body.guid, code, err: cause }, "request failed");
+  else
+    reply.log.info(
+      { guid: body.guid, code, detail: cause instanceof Error ? cause.message : undefined },
+      "request refused",
+    );
   return reply.code(body.HTTPStatus).type("application/json; charset=utf-8").send(body);
 }
 
@@ -73,11 +85,9 @@ function fieldsOf(error: FastifyError): FieldError[] | undefined {
  * no internals; anything unexpected is a 500 whose details stay in the log (ASVS 16.5.1: no stack traces out).
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const guid = randomUUID();
+  app.setErrorHandler((error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) {
-      request.log.info({ guid, code: error.code }, "request refused");
-      return sendError(reply, error.code, { guid, fields: error.fields, temporary: error.temporary });
+      return sendError(reply, error.code, { fields: error.fields, temporary: error.temporary });
     }
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     const status = error.statusCode ?? 500;
@@ -91,10 +101,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
             : status === 413
               ? "payload_too_large"
               : "invalid_request");
-      request.log.info({ guid, code, err: error.message }, "client error");
-      return sendError(reply, code, { guid, fields: fieldsOf(error) });
+      return sendError(reply, code, { fields: fieldsOf(error), cause: error });
     }
-    request.log.error({ guid, err: error }, "unexpected error");
-    return sendError(reply, "internal_server_error", { guid });
+    return sendError(reply, "internal_server_error", { cause: error });
   });
 }
