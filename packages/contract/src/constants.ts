@@ -29,6 +29,24 @@ export const REGISTRATION_STEPS = { first: 1, last: 2 } as const;
 
 export const DEFAULT_COUNTRY = "ZZ";
 export const TRIAL_ACTIVATION_TTL_MS = 24 * HOUR;
+/** Activation links (issue #3): 24 hours, like the trial's of spec §9. */
+export const ACTIVATION_TTL_MS = 24 * HOUR;
+/** An image captcha must be answered within ten minutes, once. */
+export const CAPTCHA_TTL_MS = 10 * MINUTE;
+/** Proof-of-work challenges expire after five minutes; a solved one is accepted once. */
+export const BOT_CHECK_TTL_MS = 5 * MINUTE;
+
+/** Mail outbox: retry with exponential back-off from 10 s up to an hour, for about two days, then give up. */
+export const MAIL_RETRY = { firstDelayMs: 10 * SECOND, maxDelayMs: HOUR, maxAttempts: 60 } as const;
+
+/** Per client address: existence checks, sign-ups and resends (ASVS 2.2.1 / OWASP automated threats). */
+export const RATE_LIMITS = {
+  registerValidate: { max: 30, windowMs: 5 * MINUTE },
+  register: { max: 10, windowMs: 15 * MINUTE },
+  resendActivation: { max: 5, windowMs: 15 * MINUTE },
+  activate: { max: 30, windowMs: 5 * MINUTE },
+  captcha: { max: 30, windowMs: 5 * MINUTE },
+} as const;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */
 export const DEFAULT_TRIAL_PRODUCT_CODE = "TRIAL-DEFAULT";

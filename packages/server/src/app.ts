@@ -5,6 +5,18 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
+import { siteverify } from "./captcha/human.ts";
+import { testAnswers } from "./captcha/image.ts";
+import { proofOfWork } from "./captcha/proof-of-work.ts";
+import { registerDevMail } from "./http/dev-mail.ts";
+import { loadMailCatalogs } from "./mail/render.ts";
+import { createTransport } from "./mail/transport.ts";
+import { startMailWorker } from "./mail/worker.ts";
+import { activationRoutes } from "./routes/activation.ts";
+import { registerRoutes } from "./routes/register.ts";
+import type { Services } from "./services.ts";
+import { captchasStore } from "./store/captchas.ts";
+import { codesStore } from "./store/codes.ts";
 import { sweepThrottle } from "./accounts/throttle.ts";
 import type { Config } from "./config.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
@@ -17,18 +29,19 @@ import { sessionRoutes } from "./routes/session.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
 
-export type App = FastifyInstance & { db: Db; dbKind: DbKind };
+export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /** Builds the whole gateway: database (migrated), plugins, routes and the SPA host page. */
 export async function buildApp(
   config: Config,
-  options: { logger?: boolean; logStream?: NodeJS.WritableStream } = {},
+  options: { logger?: boolean; logStream?: NodeJS.WritableStream; mailIntervalMs?: number } = {},
 ): Promise<App> {
   const { db, kind } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
+  await loadMailCatalogs();
 
   const app = Fastify({
     logger:
@@ -55,10 +68,32 @@ export async function buildApp(
   });
   await app.register(sessionPlugin, { config, db });
 
+  const services: Services = {
+    config,
+    db,
+    mail: startMailWorker({
+      db,
+      transport: createTransport(config.smtpUrl),
+      from: config.mailFrom,
+      log: app.log,
+      intervalMs: options.mailIntervalMs,
+    }),
+    proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
+    remoteBotCheck:
+      config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl ?? "", config.botCheck.secret ?? ""),
+  };
+  app.decorate("services", services);
+
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { db });
+  await app.register(registerRoutes, { services });
+  await app.register(activationRoutes, { services });
+  if (config.nodeEnv === "test") {
+    // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
+    app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({ answer: testAnswers.get(request.params.id) ?? null }));
+  }
   // Pages and assets get helmet's document headers (CSP and the rest); /api answers carry their own fixed set.
   await app.register(async (pages) => {
     await pages.register(fastifyHelmet, {
@@ -73,15 +108,20 @@ export async function buildApp(
       crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
       strictTransportSecurity: config.publicUrl.protocol === "https:",
     });
+    if (!config.production) await registerDevMail(pages, db);
     await registerHostPage(pages, config);
   });
 
   const sweeper = setInterval(() => {
-    Promise.all([sweepSessions(db), sweepThrottle(db)]).catch((err) => app.log.error({ err }, "sweep failed"));
+    const now = Date.now();
+    Promise.all([sweepSessions(db), sweepThrottle(db), codesStore.deleteStale(db, now - 30 * 24 * 3600_000), captchasStore.deleteStale(db, now)]).catch(
+      (err) => app.log.error({ err }, "sweep failed"),
+    );
   }, SWEEP_EVERY_MS);
   sweeper.unref();
   app.addHook("onClose", async () => {
     clearInterval(sweeper);
+    await services.mail.stop();
     await db.destroy();
   });
   return app as unknown as App;

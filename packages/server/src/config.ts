@@ -11,6 +11,8 @@ const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const BrandsFile = z.object({
   defaultBrand: z.enum(BRAND_IDS),
   returnHosts: z.array(z.string().toLowerCase()),
+  /** E-mail domains whose people sign in through their company's identity provider only (spec §5 corporate hint). */
+  corporateDomains: z.array(z.string().toLowerCase()).default([]),
   sites: z.array(
     z.object({ host: z.string().toLowerCase(), brand: z.enum(BRAND_IDS), flags: Flags.partial().optional() }),
   ),
@@ -36,6 +38,12 @@ const Env = z.object({
   TRUST_PROXY: z.string().default("false"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST: z.string().default(resolve(SERVER_ROOT, "../web/dist")),
+  /** Bot check for visitors outside CN: our proof of work, or a provider's siteverify. */
+  BOT_CHECK: z.enum(["altcha", "turnstile", "recaptcha"]).default("altcha"),
+  BOT_CHECK_SECRET: z.string().optional(),
+  BOT_CHECK_SITE_KEY: z.string().optional(),
+  /** Override of the provider's verify URL (tests, proxies). */
+  BOT_CHECK_VERIFY_URL: z.url().optional(),
 });
 
 export interface Config {
@@ -53,6 +61,7 @@ export interface Config {
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   logLevel: string;
   webDist: string;
+  botCheck: { provider: "altcha" | "turnstile" | "recaptcha"; secret?: string; siteKey?: string; verifyUrl?: string };
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +90,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     webDist: e.WEB_DIST,
+    botCheck: botCheck(e),
+  };
+}
+
+const VERIFY_URLS = {
+  turnstile: "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+  recaptcha: "https://www.google.com/recaptcha/api/siteverify",
+} as const;
+
+function botCheck(e: z.infer<typeof Env>): Config["botCheck"] {
+  if (e.BOT_CHECK === "altcha") return { provider: "altcha" };
+  if (!e.BOT_CHECK_SECRET || !e.BOT_CHECK_SITE_KEY) {
+    throw new ConfigError(`Invalid configuration:\n  BOT_CHECK_SECRET and BOT_CHECK_SITE_KEY: required when BOT_CHECK=${e.BOT_CHECK}`);
+  }
+  return {
+    provider: e.BOT_CHECK,
+    secret: e.BOT_CHECK_SECRET,
+    siteKey: e.BOT_CHECK_SITE_KEY,
+    verifyUrl: e.BOT_CHECK_VERIFY_URL ?? VERIFY_URLS[e.BOT_CHECK],
   };
 }
 

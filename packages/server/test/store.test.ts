@@ -28,6 +28,7 @@ function user(overrides: Partial<UserRow> = {}): UserRow {
     brand: "default",
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,
+    signup_meta: null,
     ...overrides,
   };
 }

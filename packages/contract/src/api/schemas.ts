@@ -71,6 +71,8 @@ export const RegisterBody = z.object({
     .string()
     .max(CAPTCHA_ANSWER_MAX * 4)
     .optional(),
+  /** Our addition: the bot-check token of visitors outside CN (spec §2 "Elsewhere a bot-check token is used"). */
+  botCheck: z.string().max(8192).optional(),
   email: emailRule,
   password: registerPasswordRule,
   firstName: firstNameRule,
@@ -88,6 +90,8 @@ export const RegisterBody = z.object({
 });
 
 export const CaptchaAnswer = z.object({ id: z.string(), image: z.string() });
+/** An ALTCHA v2 challenge, handed to the widget as it is. */
+export const BotChallengeAnswer = z.looseObject({ parameters: z.record(z.string(), z.unknown()) });
 
 export const SocialPlatform = z.enum(["google", "facebook", "trimble"]);
 export const SocialLoginBody = z.object({

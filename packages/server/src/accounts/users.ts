@@ -58,6 +58,7 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
     brand: data.brand,
     created_at: now,
     updated_at: now,
+    signup_meta: null,
   };
   try {
     await usersStore.insert(db, row);

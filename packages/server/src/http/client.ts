@@ -1,5 +1,7 @@
 import {
+  type BrandId,
   DEFAULT_COUNTRY,
+  isBrandId,
   LANGUAGE_CODES,
   LANGUAGE_COOKIE,
   LANGUAGES,
@@ -7,6 +9,18 @@ import {
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
+import type { Config } from "../config.ts";
+
+/**
+ * The brand an API call is made for: the host name's site from the brands file; outside production the page's
+ * theme (sent by the web app in X-Gatehouse-Theme) may override it, as `?theme=` does for pages.
+ */
+export function requestBrand(request: FastifyRequest, config: Config): BrandId {
+  const theme = request.headers["x-gatehouse-theme"];
+  if (!config.production && isBrandId(theme)) return theme;
+  const site = config.brands.sites.find((s) => s.host === request.hostname.toLowerCase());
+  return site?.brand ?? config.brands.defaultBrand;
+}
 
 /** The visitor's upper-cased country from the proxy's country header (COUNTRY_HEADER), else ZZ. */
 export function visitorCountry(request: FastifyRequest, header: string): string {

@@ -19,6 +19,8 @@ export interface UsersTable {
   brand: string;
   created_at: number;
   updated_at: number;
+  /** JSON of where the sign-up came from (utm_*, referer, product code, trial flags). */
+  signup_meta: string | null;
 }
 
 export interface SessionsTable {
@@ -40,11 +42,59 @@ export interface LoginThrottleTable {
   updated_at: number;
 }
 
+export type CodePurpose = "activation" | "password_reset" | "password_setup" | "deletion";
+
+export interface CodesTable {
+  id: string;
+  user_id: string;
+  purpose: CodePurpose;
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OutboxTable {
+  id: string;
+  user_id: string | null;
+  recipient: string;
+  kind: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: "pending" | "sent" | "failed";
+  attempts: number;
+  next_attempt_at: number;
+  /** Lease of the worker sending it, so two instances never send the same mail. */
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface CaptchasTable {
+  id: string;
+  answer_hash: string;
+  expires_at: number;
+}
+
+export interface SpentTokensTable {
+  token_hash: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  codes: CodesTable;
+  outbox: OutboxTable;
+  captchas: CaptchasTable;
+  spent_tokens: SpentTokensTable;
 }
+
+export type CodeRow = Selectable<CodesTable>;
+export type OutboxRow = Selectable<OutboxTable>;
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as foundation from "./001-foundation.ts";
+import * as registration from "./002-registration.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
   "001-foundation": foundation,
+  "002-registration": registration,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { ACTIVATION_TTL_MS, type api, type BodyOf, emailRule, routeUrl } from "@gatehouse/contract";
+import type { z } from "zod";
+import { issueCode } from "../codes/codes.ts";
+import { queueMail } from "../mail/outbox.ts";
+import { renderMail } from "../mail/render.ts";
+import type { Db } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+import { usersStore } from "../store/users.ts";
+import { isCommonPassword } from "./common-passwords.ts";
+import { normalizeEmail } from "./identifiers.ts";
+import { hashPassword } from "./passwords.ts";
+
+type RegisterInput = z.output<(typeof api.register)["body"]>;
+export type { BodyOf };
+
+export interface Origin {
+  language: string;
+  brand: string;
+  publicUrl: URL;
+  /** return_to when it passed the allow-list. */
+  returnTo: string | undefined;
+}
+
+/** Is the address's domain one whose people sign in through their company only (spec §5 corporate hint)? */
+export function isCorporateDomain(email: string, corporateDomains: readonly string[]): boolean {
+  const domain = normalizeEmail(email).split("@")[1];
+  return domain !== undefined && corporateDomains.includes(domain);
+}
+
+export type FieldCheck = { status: "ok" | "invalid" | "conflict"; message?: string; corporate?: boolean };
+
+/** POST /account/register/validate for an e-mail: format, corporate domain, existing account (pending included). */
+export async function checkEmail(db: Db, email: string, corporateDomains: readonly string[]): Promise<FieldCheck> {
+  const parsed = emailRule.safeParse(email);
+  if (!parsed.success) return { status: "invalid", message: parsed.error.issues[0]?.message };
+  const corporate = isCorporateDomain(parsed.data, corporateDomains);
+  if (await usersStore.findByEmail(db, normalizeEmail(parsed.data))) {
+    return { status: "conflict", message: "validation.email.conflict", corporate };
+  }
+  return { status: "ok", corporate };
+}
+
+/** Where the activation link points: straight into the product (sign-in included) when a return address came along. */
+export function activationLink(origin: Origin, code: string): string {
+  const path = origin.returnTo
+    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: origin.returnTo })
+    : routeUrl("ACCOUNT_ACTIVATE", { code });
+  return new URL(path, origin.publicUrl).href;
+}
+
+export type RegisterOutcome = { ok: true; user: UserRow } | { ok: false; refusal: "common_password" | "email_conflict" };
+
+/**
+ * Creates a pending account and queues its activation mail in one transaction: a crash half way leaves neither
+ * an account without its mail nor a mail without its account (issue #3). The caller has checked the human.
+ */
+export async function registerAccount(db: Db, input: RegisterInput, origin: Origin, now = Date.now()): Promise<RegisterOutcome> {
+  if (isCommonPassword(input.password)) return { ok: false, refusal: "common_password" };
+  const emailNormalized = normalizeEmail(input.email);
+  if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };
+  const passwordHash = await hashPassword(input.password);
+  const user: UserRow = {
+    id: randomUUID(),
+    email: input.email,
+    email_normalized: emailNormalized,
+    password_hash: passwordHash,
+    first_name: input.firstName,
+    last_name: input.lastName,
+    country_code: input.countryCode,
+    newsletter: input.newsletterSubscription ? 1 : 0,
+    status: "pending",
+    customer_number: null,
+    password_allowed: 1,
+    required_password_update: 0,
+    required_profile_update: 0,
+    language: origin.language,
+    brand: origin.brand,
+    created_at: now,
+    updated_at: now,
+    signup_meta: JSON.stringify({
+      utmMedium: input.utmMedium,
+      utmSource: input.utmSource,
+      utmCampaign: input.utmCampaign,
+      httpReferer: input.httpReferer,
+      returnTo: origin.returnTo,
+      productCode: input.productCode,
+      isTrial: input.isTrial,
+      isEnscapeTrial: input.isEnscapeTrial,
+    }),
+  };
+  try {
+    await db.transaction().execute(async (trx) => {
+      await usersStore.insert(trx, user);
+      await sendActivation(trx, user, origin, now);
+    });
+  } catch (error) {
+    // Two sign-ups racing for one address: the unique index decides, the loser hears "conflict".
+    if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };
+    throw error;
+  }
+  return { ok: true, user };
+}
+
+/** Issues a fresh activation code (older links stop working) and queues its mail. */
+export async function sendActivation(db: Db, user: UserRow, origin: Origin, now = Date.now()): Promise<void> {
+  const code = await issueCode(db, user.id, "activation", ACTIVATION_TTL_MS, now);
+  const mail = renderMail({
+    kind: "activation",
+    language: user.language,
+    brand: user.brand,
+    publicUrl: origin.publicUrl,
+    link: activationLink(origin, code),
+    name: user.first_name || user.email,
+  });
+  await queueMail(db, { userId: user.id, to: user.email, kind: "activation", ...mail }, now);
+}

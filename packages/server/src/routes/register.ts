@@ -1,0 +1,73 @@
+import { api, checkReturnTo, RATE_LIMITS } from "@gatehouse/contract";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { isCommonPassword } from "../accounts/common-passwords.ts";
+import { checkEmail, type Origin, registerAccount } from "../accounts/registration.ts";
+import { checkHuman } from "../captcha/human.ts";
+import { generateCaptcha } from "../captcha/image.ts";
+import { apiLanguage, requestBrand, visitorCountry } from "../http/client.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Services } from "../services.ts";
+
+const limit = (rate: { max: number; windowMs: number }) => ({ rateLimit: { max: rate.max, timeWindow: rate.windowMs } });
+
+/** The origin of a sign-up: language, brand, and the return address when it is allowed. */
+export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {
+  const { config } = services;
+  return {
+    language: apiLanguage(request, config.countryHeader),
+    brand: requestBrand(request, config),
+    publicUrl: config.publicUrl,
+    returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: config.publicUrl.origin }),
+  };
+}
+
+/** Registration (spec §7): field checks, the captcha or bot check, and sign-up. */
+export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+
+  // An existence oracle by nature (the UI must say "already connected"): limited per client address.
+  app.post(
+    `/api${api.registerValidate.path}`,
+    { schema: { body: api.registerValidate.body }, config: limit(RATE_LIMITS.registerValidate) },
+    async (request) => {
+      const body = request.body;
+      if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
+      const field = (["firstName", "lastName", "countryCode", "password"] as const).find((name) => body[name] !== undefined);
+      const schema = field === "password" ? api.register.body.shape.password : api.register.body.shape[field ?? "firstName"];
+      const parsed = schema.safeParse(body[field ?? "firstName"]);
+      if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };
+      if (field === "password" && isCommonPassword(body.password ?? "")) return { status: "invalid" as const, message: "validation.password.common" };
+      return { status: "ok" as const };
+    },
+  );
+
+  app.get(`/api${api.captcha.path}`, { config: limit(RATE_LIMITS.captcha) }, async (request) => {
+    // Spec §7: the image captcha is for visitors located in CN only.
+    if (visitorCountry(request, config.countryHeader) !== "CN") throw new ApiError("not_found");
+    return generateCaptcha(db, { keepAnswerForTests: config.nodeEnv === "test" });
+  });
+
+  app.get(`/api${api.botChallenge.path}`, { config: limit(RATE_LIMITS.captcha) }, async () => services.proofOfWork.challenge());
+
+  app.post(`/api${api.register.path}`, { schema: { body: api.register.body }, config: limit(RATE_LIMITS.register) }, async (request) => {
+    const body = request.body;
+    const failure = await checkHuman(
+      db,
+      { country: visitorCountry(request, config.countryHeader), ...body },
+      { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
+      request.ip,
+    );
+    if (failure === "captcha_incorrect") {
+      throw new ApiError("captcha_incorrect", { fields: [{ field: "captchaAnswer", message: "errors.captcha_incorrect" }] });
+    }
+    if (failure) throw new ApiError("bot_check_failed");
+    const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
+    if (!outcome.ok && outcome.refusal === "common_password") {
+      throw new ApiError("invalid_request", { fields: [{ field: "password", message: "validation.password.common" }] });
+    }
+    if (!outcome.ok) throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
+    services.mail.kick();
+    return {};
+  });
+};

@@ -1,0 +1,14 @@
+import type { ProofOfWork } from "./captcha/proof-of-work.ts";
+import type { RemoteBotCheck } from "./captcha/human.ts";
+import type { Config } from "./config.ts";
+import type { MailWorker } from "./mail/worker.ts";
+import type { Db } from "./store/db.ts";
+
+/** What routes are handed: configuration, the database and the long-lived helpers built once at start. */
+export interface Services {
+  config: Config;
+  db: Db;
+  mail: MailWorker;
+  proofOfWork: ProofOfWork;
+  remoteBotCheck: RemoteBotCheck | undefined;
+}

@@ -1,0 +1,31 @@
+import type { Db } from "./db.ts";
+
+/** Queries of image captchas and spent bot-check tokens. */
+export const captchasStore = {
+  insert: async (db: Db, id: string, answerHash: string, expiresAt: number): Promise<void> => {
+    await db.insertInto("captchas").values({ id, answer_hash: answerHash, expires_at: expiresAt }).execute();
+  },
+
+  /** Removes and returns a captcha: whatever the answer, it is never usable twice. */
+  take: async (db: Db, id: string): Promise<{ answer_hash: string; expires_at: number } | undefined> => {
+    const row = await db.selectFrom("captchas").select(["answer_hash", "expires_at"]).where("id", "=", id).executeTakeFirst();
+    if (!row) return undefined;
+    const result = await db.deleteFrom("captchas").where("id", "=", id).executeTakeFirst();
+    return result.numDeletedRows > 0n ? row : undefined;
+  },
+
+  /** Records a token as spent; false when it already was (a replay). */
+  spend: async (db: Db, tokenHash: string, expiresAt: number): Promise<boolean> => {
+    const result = await db
+      .insertInto("spent_tokens")
+      .values({ token_hash: tokenHash, expires_at: expiresAt })
+      .onConflict((oc) => oc.column("token_hash").doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  },
+
+  deleteStale: async (db: Db, now: number): Promise<void> => {
+    await db.deleteFrom("captchas").where("expires_at", "<", now).execute();
+    await db.deleteFrom("spent_tokens").where("expires_at", "<", now).execute();
+  },
+};

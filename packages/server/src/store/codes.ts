@@ -1,0 +1,34 @@
+import type { Db } from "./db.ts";
+import type { CodePurpose, CodeRow } from "./schema.ts";
+
+/** Queries of the one-time codes table. */
+export const codesStore = {
+  insert: async (db: Db, row: CodeRow): Promise<void> => {
+    await db.insertInto("codes").values(row).execute();
+  },
+
+  findByHash: (db: Db, codeHash: string): Promise<CodeRow | undefined> =>
+    db.selectFrom("codes").selectAll().where("code_hash", "=", codeHash).executeTakeFirst(),
+
+  /** Marks the code used if nobody did first; true when this call won (single use under concurrency). */
+  markUsed: async (db: Db, id: string, at: number): Promise<boolean> => {
+    const result = await db.updateTable("codes").set({ used_at: at }).where("id", "=", id).where("used_at", "is", null).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  },
+
+  /** Retires a user's open codes of a purpose, so only the newest link works. */
+  retireOpen: async (db: Db, userId: string, purpose: CodePurpose, at: number): Promise<void> => {
+    await db
+      .updateTable("codes")
+      .set({ used_at: at })
+      .where("user_id", "=", userId)
+      .where("purpose", "=", purpose)
+      .where("used_at", "is", null)
+      .execute();
+  },
+
+  deleteStale: async (db: Db, before: number): Promise<number> => {
+    const result = await db.deleteFrom("codes").where("expires_at", "<", before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};

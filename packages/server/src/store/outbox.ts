@@ -1,0 +1,54 @@
+import type { Db } from "./db.ts";
+import type { OutboxRow } from "./schema.ts";
+
+/** Queries of the mail outbox. */
+export const outboxStore = {
+  insert: async (db: Db, row: OutboxRow): Promise<void> => {
+    await db.insertInto("outbox").values(row).execute();
+  },
+
+  /** Pending mail whose time has come and that no worker holds. */
+  due: (db: Db, now: number, limit: number): Promise<OutboxRow[]> =>
+    db
+      .selectFrom("outbox")
+      .selectAll()
+      .where("status", "=", "pending")
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
+      .orderBy("next_attempt_at")
+      .limit(limit)
+      .execute(),
+
+  /** Takes a lease on one message; true when this worker got it. */
+  claim: async (db: Db, id: string, now: number, until: number): Promise<boolean> => {
+    const result = await db
+      .updateTable("outbox")
+      .set({ claimed_until: until })
+      .where("id", "=", id)
+      .where("status", "=", "pending")
+      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  },
+
+  markSent: async (db: Db, id: string, at: number): Promise<void> => {
+    await db.updateTable("outbox").set({ status: "sent", sent_at: at, claimed_until: null }).where("id", "=", id).execute();
+  },
+
+  markRetry: async (db: Db, id: string, attempts: number, next: number, error: string, failed: boolean): Promise<void> => {
+    await db
+      .updateTable("outbox")
+      .set({ attempts, next_attempt_at: next, last_error: error.slice(0, 500), claimed_until: null, status: failed ? "failed" : "pending" })
+      .where("id", "=", id)
+      .execute();
+  },
+
+  list: (db: Db, limit: number, recipient?: string): Promise<OutboxRow[]> => {
+    let query = db.selectFrom("outbox").selectAll().orderBy("created_at", "desc").limit(limit);
+    if (recipient) query = query.where("recipient", "=", recipient);
+    return query.execute();
+  },
+
+  findById: (db: Db, id: string): Promise<OutboxRow | undefined> =>
+    db.selectFrom("outbox").selectAll().where("id", "=", id).executeTakeFirst(),
+};
