@@ -22,6 +22,20 @@ export default async function setup(project: TestProject) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (see .ci/run)`);
   if (!existsSync(join(ROOT, "packages/web/dist/index.html")))
     throw new Error("the web app is not built: run npm run build");
+  const service = await startService();
+  project.provide("baseUrl", service.baseUrl);
+  project.provide("databaseUrl", service.databaseUrl);
+  return service.stop;
+}
+
+export interface Service {
+  baseUrl: string;
+  databaseUrl: string;
+  stop: () => Promise<void>;
+}
+
+/** One Gatehouse process on a fresh SQLite file and a free port, with extra environment (e.g. SMTP_URL). */
+export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
   const port = 30000 + Math.floor(Math.random() * 20000);
   const baseUrl = `http://localhost:${port}`;
@@ -37,15 +51,19 @@ export default async function setup(project: TestProject) {
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: "warn",
       TRUST_PROXY: "true",
+      ...env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
   await waitFor(`${baseUrl}/readyz`, server);
-  project.provide("baseUrl", baseUrl);
-  project.provide("databaseUrl", databaseUrl);
-  return async () => {
-    server.kill("SIGTERM");
-    await new Promise((done) => server.once("exit", done));
+  return {
+    baseUrl,
+    databaseUrl,
+    stop: async () => {
+      if (server.exitCode !== null) return;
+      server.kill("SIGTERM");
+      await new Promise((done) => server.once("exit", done));
+    },
   };
 }
 

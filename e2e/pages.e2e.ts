@@ -93,7 +93,7 @@ describe("system pages", () => {
   });
 
   it("shows the 404 page for a screen that belongs to later work", async () => {
-    const { page, context } = await visit(browser, "/register");
+    const { page, context } = await visit(browser, "/account/recover");
     await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
     await context.close();
   });
@@ -138,6 +138,64 @@ describe("system pages", () => {
     fail = false;
     await page.getByRole("button", { name: "Try again" }).click();
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+});
+
+describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
+  const brand = BRANDS[id];
+  it("shows step 1 with every control by name, and its page title", async () => {
+    const { page, context } = await visit(browser, `/register?theme=${id}`);
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+    expect(await page.title()).toBe(`Sign up | ${brand.name}`);
+    expect(await page.getByLabel("Email").isVisible()).toBe(true);
+    expect(await page.getByLabel("Password", { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByText("Your password should contain:").isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Continue" }).isVisible()).toBe(true);
+    expect(await page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
+    await screenshot(page, `register-${id}`);
+    await context.close();
+  });
+
+  it("shows register/complete with the address and the resend button", async () => {
+    const { page, context } = await visit(browser, "about:blank");
+    await page.addInitScript(() => sessionStorage.setItem("gatehouse.registeredEmail", "rosa@example.com"));
+    await page.goto(`/register/complete?theme=${id}`);
+    await page.getByRole("heading", { name: "Check your email" }).waitFor();
+    expect(await page.title()).toBe(`Sign up complete | ${brand.name}`);
+    await page.getByText("open the link we sent to rosa@example.com").waitFor();
+    expect(await page.getByRole("button", { name: "Resend activation email" }).isVisible()).toBe(true);
+    await screenshot(page, `register-complete-${id}`);
+    await context.close();
+  });
+
+  it("shows the activation result page", async () => {
+    const { page, context } = await visit(browser, `/account/activate?theme=${id}`);
+    await page.getByText("Invalid activation link.").waitFor();
+    expect(await page.title()).toBe(`Activate account | ${brand.name}`);
+    await screenshot(page, `activate-error-${id}`);
+    await context.close();
+  });
+});
+
+describe("registration headings by return address (spec §2)", () => {
+  it.each([
+    ["https://www.gatehouse.example/try/corona", "Create account to get your trial", "Work email"],
+    ["https://store.gatehouse.example/cart", "Create account to complete your purchase", "Email"],
+    ["https://www.gatehouse.example/buy?doCheckout=1", "Create account to complete your purchase", "Email"],
+  ])("%s → %s", async (returnTo, heading, emailLabel) => {
+    const { page, context } = await visit(browser, `/register?return_to=${encodeURIComponent(returnTo)}`);
+    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+    expect(await page.getByLabel(emailLabel, { exact: true }).isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it("locks a preset address", async () => {
+    const { page, context } = await visit(browser, "/register?email=preset%40example.com");
+    const email = page.getByLabel("Email");
+    await email.waitFor();
+    expect(await email.inputValue()).toBe("preset@example.com");
+    expect(await email.getAttribute("readonly")).not.toBeNull();
     await context.close();
   });
 });

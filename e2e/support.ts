@@ -34,11 +34,16 @@ export interface Visit {
 }
 
 /** A fresh browser profile (cookies and all) with optional request headers, e.g. the proxy's country. */
-export async function visit(browser: Browser, path: string, headers: Record<string, string> = {}): Promise<Visit> {
+export async function visit(
+  browser: Browser,
+  path: string,
+  headers: Record<string, string> = {},
+  base = baseUrl(),
+): Promise<Visit> {
   // Each visitor comes from its own address, as behind the load balancer, so per-address limits stay per visitor.
   const address = { "x-forwarded-for": `198.51.100.${(visitors++ % 250) + 1}` };
   const context = await browser.newContext({
-    baseURL: baseUrl(),
+    baseURL: base,
     extraHTTPHeaders: { ...address, ...headers },
     locale: "en-US",
   });
@@ -48,12 +53,17 @@ export async function visit(browser: Browser, path: string, headers: Record<stri
 }
 
 /** Runs the real admin CLI on the test server's database. */
-export async function admin(...args: string[]): Promise<string> {
+export function admin(...args: string[]): Promise<string> {
+  return adminOn(inject("databaseUrl"), ...args);
+}
+
+/** Runs the real admin CLI on a given database (a service a test started itself). */
+export async function adminOn(databaseUrl: string, ...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [join(ROOT, "packages/server/src/admin/cli.ts"), ...args],
     {
-      env: { ...process.env, DATABASE_URL: inject("databaseUrl"), NODE_ENV: "test" },
+      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" },
     },
   );
   return stdout;

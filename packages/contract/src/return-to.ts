@@ -56,3 +56,13 @@ export function loginHeadingFor(returnTo: string | null | undefined): LoginHeadi
   if (/demo/u.test(value)) return "demo";
   return "default";
 }
+
+/** Registration title by return address (spec §2): "try" → trial; the store or doCheckout → purchase. */
+export type RegisterHeading = "trial" | "purchase" | "default";
+
+export function registerHeadingFor(returnTo: string | null | undefined): RegisterHeading {
+  const value = (returnTo ?? "").toLowerCase();
+  if (value.includes("try")) return "trial";
+  if (value.includes("store") || value.includes("docheckout")) return "purchase";
+  return "default";
+}

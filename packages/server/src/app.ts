@@ -5,28 +5,28 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
+import { sweepThrottle } from "./accounts/throttle.ts";
 import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
+import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
+import { ApiError, registerErrorHandling } from "./http/errors.ts";
+import { registerHostPage } from "./http/host-page.ts";
+import { sessionPlugin } from "./http/session.ts";
 import { loadMailCatalogs } from "./mail/render.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
 import { activationRoutes } from "./routes/activation.ts";
-import { registerRoutes } from "./routes/register.ts";
-import type { Services } from "./services.ts";
-import { captchasStore } from "./store/captchas.ts";
-import { codesStore } from "./store/codes.ts";
-import { sweepThrottle } from "./accounts/throttle.ts";
-import type { Config } from "./config.ts";
-import { ApiError, registerErrorHandling } from "./http/errors.ts";
-import { registerHostPage } from "./http/host-page.ts";
-import { sessionPlugin } from "./http/session.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { loginRoutes } from "./routes/login.ts";
+import { registerRoutes } from "./routes/register.ts";
 import { sessionRoutes } from "./routes/session.ts";
+import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
+import { captchasStore } from "./store/captchas.ts";
+import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
@@ -80,7 +80,9 @@ export async function buildApp(
     }),
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
-      config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl ?? "", config.botCheck.secret ?? ""),
+      config.botCheck.provider === "altcha"
+        ? undefined
+        : siteverify(config.botCheck.verifyUrl ?? "", config.botCheck.secret ?? ""),
   };
   app.decorate("services", services);
 
@@ -92,7 +94,9 @@ export async function buildApp(
   await app.register(activationRoutes, { services });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
-    app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({ answer: testAnswers.get(request.params.id) ?? null }));
+    app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({
+      answer: testAnswers.get(request.params.id) ?? null,
+    }));
   }
   // Pages and assets get helmet's document headers (CSP and the rest); /api answers carry their own fixed set.
   await app.register(async (pages) => {
@@ -101,6 +105,8 @@ export async function buildApp(
         directives: {
           "frame-ancestors": ["'none'"],
           "form-action": ["'self'"],
+          // The proof-of-work widget solves in Web Workers it creates from blob: URLs of our own scripts.
+          "worker-src": ["'self'", "blob:"],
           "upgrade-insecure-requests": config.publicUrl.protocol === "https:" ? [] : null,
         },
       },
@@ -114,9 +120,12 @@ export async function buildApp(
 
   const sweeper = setInterval(() => {
     const now = Date.now();
-    Promise.all([sweepSessions(db), sweepThrottle(db), codesStore.deleteStale(db, now - 30 * 24 * 3600_000), captchasStore.deleteStale(db, now)]).catch(
-      (err) => app.log.error({ err }, "sweep failed"),
-    );
+    Promise.all([
+      sweepSessions(db),
+      sweepThrottle(db),
+      codesStore.deleteStale(db, now - 30 * 24 * 3600_000),
+      captchasStore.deleteStale(db, now),
+    ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();
   app.addHook("onClose", async () => {

@@ -57,6 +57,7 @@ export interface Config {
   mailFrom: string;
   sessionSecret: string;
   brands: BrandsFile;
+  brandsFile: string;
   countryHeader: string;
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   logLevel: string;
@@ -86,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     sessionSecret: e.SESSION_SECRET ?? devSecret(production, e.DATABASE_URL),
     brands: readBrands(e.BRANDS_FILE),
+    brandsFile: e.BRANDS_FILE,
     countryHeader: e.COUNTRY_HEADER,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
@@ -102,7 +104,9 @@ const VERIFY_URLS = {
 function botCheck(e: z.infer<typeof Env>): Config["botCheck"] {
   if (e.BOT_CHECK === "altcha") return { provider: "altcha" };
   if (!e.BOT_CHECK_SECRET || !e.BOT_CHECK_SITE_KEY) {
-    throw new ConfigError(`Invalid configuration:\n  BOT_CHECK_SECRET and BOT_CHECK_SITE_KEY: required when BOT_CHECK=${e.BOT_CHECK}`);
+    throw new ConfigError(
+      `Invalid configuration:\n  BOT_CHECK_SECRET and BOT_CHECK_SITE_KEY: required when BOT_CHECK=${e.BOT_CHECK}`,
+    );
   }
   return {
     provider: e.BOT_CHECK,

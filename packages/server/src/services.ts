@@ -1,5 +1,5 @@
-import type { ProofOfWork } from "./captcha/proof-of-work.ts";
 import type { RemoteBotCheck } from "./captcha/human.ts";
+import type { ProofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import type { MailWorker } from "./mail/worker.ts";
 import type { Db } from "./store/db.ts";

@@ -90,3 +90,44 @@ describe("admin CLI", () => {
     });
   });
 });
+
+describe("admin mail:list", () => {
+  it("lists the dev mailbox with each mail's link", async () => {
+    const { buildApp } = await import("../src/app.ts");
+    const { loadConfig } = await import("../src/config.ts");
+    const { Client } = await import("./harness.ts");
+    const { solveBotCheck } = await import("./pow.ts");
+    const dir = tempDir();
+    const env = {
+      DATABASE_URL: `sqlite:${dir}/mail.db`,
+      SESSION_SECRET: "s".repeat(32),
+      NODE_ENV: "test",
+      LOG_LEVEL: "silent",
+      WEB_DIST: dir,
+    };
+    const app = await buildApp(loadConfig(env), { logger: false });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address() as { port: number };
+      const client = await new Client(`http://127.0.0.1:${address.port}`).start();
+      const body = {
+        email: "mailbox@example.com",
+        password: "Tr0ub4dor&3x",
+        firstName: "M",
+        lastName: "B",
+        countryCode: "DE",
+      };
+      expect(
+        (await client.post("/api/account/register", { ...body, botCheck: await solveBotCheck(client) })).status,
+      ).toBe(200);
+      await app.services.mail.runOnce();
+      const listed = await runAdmin(["mail:list", "--email", "mailbox@example.com"], env);
+      expect(listed.code).toBe(0);
+      expect(listed.out).toMatch(/sent\s+mailbox@example\.com\s+Activate your Gatehouse account/u);
+      expect(listed.out).toMatch(/http:\/\/localhost:8080\/account\/activate\?code=[\w-]{43}/u);
+      expect((await runAdmin(["mail:list", "--email", "nobody@example.com"], env)).out).toBe("no mail");
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -17,7 +17,7 @@ window.addEventListener("unhandledrejection", (event) => reportError(event.reaso
 const settings = readHostSettings();
 const context = appContextFor(settings);
 applyTheme(context.brand);
-startApi(settings.gatewayUrl);
+startApi(settings.gatewayUrl, settings.brand);
 await startI18n(settings.language as Language);
 
 const root = document.getElementById("root");

@@ -43,7 +43,12 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 409, 429],
   }),
-  captcha: defineEndpoint({ method: "GET", path: "/captcha/generate", answer: s.CaptchaAnswer, statuses: [200, 404, 429] }),
+  captcha: defineEndpoint({
+    method: "GET",
+    path: "/captcha/generate",
+    answer: s.CaptchaAnswer,
+    statuses: [200, 404, 429],
+  }),
   /** Our addition: the proof-of-work challenge for visitors outside CN. */
   botChallenge: defineEndpoint({
     method: "GET",

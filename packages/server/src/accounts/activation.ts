@@ -5,7 +5,9 @@ import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 
-export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" };
+export type ActivationOutcome =
+  | { ok: true; user: UserRow }
+  | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" };
 
 const REFUSAL = { invalid: "code_invalid", expired: "code_expired", used: "code_used" } as const;
 
@@ -28,7 +30,9 @@ export async function activateAccount(db: Db, code: string, now = Date.now()): P
  */
 export async function resendActivation(db: Db, email: string, origin: Origin, now = Date.now()): Promise<boolean> {
   const user = await usersStore.findByEmail(db, normalizeEmail(email));
-  if (!user || user.status !== "pending") return false;
-  await db.transaction().execute((trx) => sendActivation(trx, user, { ...origin, language: user.language, brand: user.brand }, now));
+  if (user?.status !== "pending") return false;
+  await db
+    .transaction()
+    .execute((trx) => sendActivation(trx, user, { ...origin, language: user.language, brand: user.brand }, now));
   return true;
 }

@@ -12,6 +12,7 @@ import { normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
+
 export type { BodyOf };
 
 export interface Origin {
@@ -49,13 +50,20 @@ export function activationLink(origin: Origin, code: string): string {
   return new URL(path, origin.publicUrl).href;
 }
 
-export type RegisterOutcome = { ok: true; user: UserRow } | { ok: false; refusal: "common_password" | "email_conflict" };
+export type RegisterOutcome =
+  | { ok: true; user: UserRow }
+  | { ok: false; refusal: "common_password" | "email_conflict" };
 
 /**
  * Creates a pending account and queues its activation mail in one transaction: a crash half way leaves neither
  * an account without its mail nor a mail without its account (issue #3). The caller has checked the human.
  */
-export async function registerAccount(db: Db, input: RegisterInput, origin: Origin, now = Date.now()): Promise<RegisterOutcome> {
+export async function registerAccount(
+  db: Db,
+  input: RegisterInput,
+  origin: Origin,
+  now = Date.now(),
+): Promise<RegisterOutcome> {
   if (isCommonPassword(input.password)) return { ok: false, refusal: "common_password" };
   const emailNormalized = normalizeEmail(input.email);
   if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };

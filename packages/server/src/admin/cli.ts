@@ -12,6 +12,7 @@ import {
 } from "../accounts/users.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
+import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [--flags]
@@ -22,6 +23,7 @@ Commands:
   user:enable  --email E
   user:unlock  --email E     lift a sign-in block after repeated wrong passwords
   user:delete  --email E
+  mail:list    [--email E]   the dev mailbox: queued and sent mail, newest first, with its link
 
 Works on the database named by DATABASE_URL (default sqlite:./data/gatehouse.db).`;
 
@@ -71,6 +73,16 @@ const COMMANDS: Record<string, Command> = {
     const user = await existing(db, flags);
     await unlockUser(db, user);
     return `unlocked ${user.email}`;
+  },
+  "mail:list": async (db, flags) => {
+    const rows = await outboxStore.list(db, 50, optional(flags.email)?.trim());
+    if (rows.length === 0) return "no mail";
+    return rows
+      .map((m) => {
+        const link = /https?:\/\/\S+/u.exec(m.text_body)?.[0] ?? "";
+        return `${new Date(m.created_at).toISOString()}  ${m.status.padEnd(7)}  ${m.recipient}  ${m.subject}${link ? `\n    ${link}` : ""}`;
+      })
+      .join("\n");
   },
   "user:delete": async (db, flags) => {
     const user = await existing(db, flags);

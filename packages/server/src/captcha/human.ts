@@ -29,7 +29,9 @@ export async function checkHuman(
   if (proof.country === "CN") {
     return (await checkCaptcha(db, proof.captchaGUID, proof.captchaAnswer)) ? undefined : "captcha_incorrect";
   }
-  const passed = checks.remote ? await checks.remote.verify(proof.botCheck, ip) : await checks.proofOfWork.verify(db, proof.botCheck);
+  const passed = checks.remote
+    ? await checks.remote.verify(proof.botCheck, ip)
+    : await checks.proofOfWork.verify(db, proof.botCheck);
   return passed ? undefined : "bot_check_failed";
 }
 

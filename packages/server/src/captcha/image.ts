@@ -1,8 +1,8 @@
 import { hash, randomUUID } from "node:crypto";
 import { CAPTCHA_TTL_MS } from "@gatehouse/contract";
 import svgCaptcha from "svg-captcha";
-import type { Db } from "../store/db.ts";
 import { captchasStore } from "../store/captchas.ts";
+import type { Db } from "../store/db.ts";
 
 const answerHash = (answer: string) => hash("sha256", `captcha:${answer.trim()}`, "hex");
 
@@ -14,7 +14,14 @@ export const testAnswers = new Map<string, string>();
  * stored hashed, expires after ten minutes and is spent by the first attempt, right or wrong.
  */
 export async function generateCaptcha(db: Db, options: { keepAnswerForTests: boolean }, now = Date.now()) {
-  const captcha = svgCaptcha.create({ size: 5, charPreset: "0123456789", noise: 3, color: false, width: 180, height: 60 });
+  const captcha = svgCaptcha.create({
+    size: 5,
+    charPreset: "0123456789",
+    noise: 3,
+    color: false,
+    width: 180,
+    height: 60,
+  });
   const id = randomUUID();
   await captchasStore.insert(db, id, answerHash(captcha.text), now + CAPTCHA_TTL_MS);
   if (options.keepAnswerForTests) {
@@ -24,7 +31,12 @@ export async function generateCaptcha(db: Db, options: { keepAnswerForTests: boo
   return { id, image: `data:image/svg+xml;base64,${Buffer.from(captcha.data).toString("base64")}` };
 }
 
-export async function checkCaptcha(db: Db, id: string | undefined, answer: string | undefined, now = Date.now()): Promise<boolean> {
+export async function checkCaptcha(
+  db: Db,
+  id: string | undefined,
+  answer: string | undefined,
+  now = Date.now(),
+): Promise<boolean> {
   if (!id || !answer) return false;
   const stored = await captchasStore.take(db, id);
   return stored !== undefined && stored.expires_at > now && stored.answer_hash === answerHash(answer);

@@ -2,8 +2,8 @@ import { hash } from "node:crypto";
 import { BOT_CHECK_TTL_MS } from "@gatehouse/contract";
 import { type Challenge, createChallenge, randomInt, type Solution, verifySolution } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
-import type { Db } from "../store/db.ts";
 import { captchasStore } from "../store/captchas.ts";
+import type { Db } from "../store/db.ts";
 
 /**
  * Self-hosted proof of work (ALTCHA v2) for visitors outside CN: the browser spends a moment of CPU finding the
@@ -15,7 +15,10 @@ export interface ProofOfWork {
   verify(db: Db, token: string | undefined): Promise<boolean>;
 }
 
-export function proofOfWork(secret: string, difficulty: { min: number; max: number } = { min: 5_000, max: 50_000 }): ProofOfWork {
+export function proofOfWork(
+  secret: string,
+  difficulty: { min: number; max: number } = { min: 5_000, max: 50_000 },
+): ProofOfWork {
   const signature = hash("sha256", `altcha-signature:${secret}`, "hex");
   const keySignature = hash("sha256", `altcha-key:${secret}`, "hex");
   return {

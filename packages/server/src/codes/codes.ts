@@ -1,6 +1,6 @@
 import { hash, randomBytes, randomUUID } from "node:crypto";
-import type { Db } from "../store/db.ts";
 import { codesStore } from "../store/codes.ts";
+import type { Db } from "../store/db.ts";
 import type { CodePurpose } from "../store/schema.ts";
 
 export type CodeStatus = "valid" | "invalid" | "expired" | "used";
@@ -19,7 +19,13 @@ export function codeHash(code: string): string {
  * Issues a single-use code for one purpose; the user's earlier open codes of that purpose stop working, so only
  * the newest link in the mailbox counts.
  */
-export async function issueCode(db: Db, userId: string, purpose: CodePurpose, ttlMs: number, now = Date.now()): Promise<string> {
+export async function issueCode(
+  db: Db,
+  userId: string,
+  purpose: CodePurpose,
+  ttlMs: number,
+  now = Date.now(),
+): Promise<string> {
   const code = newCode();
   await codesStore.retireOpen(db, userId, purpose, now);
   await codesStore.insert(db, {

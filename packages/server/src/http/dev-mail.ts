@@ -1,9 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import { escapeHtml } from "../html.ts";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
-
-const escape = (value: string) =>
-  value.replace(/[&<>"']/gu, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 
 /**
  * The dev mailbox (ARCHITECTURE.md "mail"): without SMTP_URL, mail stays in the outbox table and is read here.
@@ -15,7 +13,7 @@ export async function registerDevMail(app: FastifyInstance, db: Db): Promise<voi
     const items = rows
       .map(
         (m) =>
-          `<tr><td>${new Date(m.created_at).toISOString()}</td><td>${escape(m.recipient)}</td><td><a href="/dev/mail/${m.id}">${escape(m.subject)}</a></td><td>${m.status}</td></tr>`,
+          `<tr><td>${new Date(m.created_at).toISOString()}</td><td>${escapeHtml(m.recipient)}</td><td><a href="/dev/mail/${m.id}">${escapeHtml(m.subject)}</a></td><td>${m.status}</td></tr>`,
       )
       .join("");
     return reply

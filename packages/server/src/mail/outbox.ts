@@ -8,7 +8,11 @@ import type { RenderedMail } from "./render.ts";
  * Puts a message in the outbox. Call it inside the transaction that makes the change the mail tells of, so
  * there is never an account without its activation mail, nor a mail about something that did not happen.
  */
-export async function queueMail(db: Db, mail: { userId: string | null; to: string; kind: string } & RenderedMail, now = Date.now()): Promise<string> {
+export async function queueMail(
+  db: Db,
+  mail: { userId: string | null; to: string; kind: string } & RenderedMail,
+  now = Date.now(),
+): Promise<string> {
   const id = randomUUID();
   await outboxStore.insert(db, {
     id,

@@ -1,4 +1,17 @@
-import { BRANDS, type BrandId, type Catalog, isBrandId, isLanguage, LANGUAGE_CODES, LANGUAGES, type Language, loadCatalog, lookup } from "@gatehouse/contract";
+import {
+  BRANDS,
+  type BrandId,
+  type Catalog,
+  isBrandId,
+  isLanguage,
+  LANGUAGE_CODES,
+  LANGUAGES,
+  type Language,
+  loadCatalog,
+  lookup,
+} from "@gatehouse/contract";
+
+import { escapeHtml } from "../html.ts";
 
 export interface RenderedMail {
   subject: string;
@@ -15,9 +28,6 @@ const catalogs = new Map<Language, Catalog>();
 export async function loadMailCatalogs(): Promise<void> {
   for (const language of LANGUAGE_CODES) catalogs.set(language, await loadCatalog(language));
 }
-
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/gu, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 
 function words(language: Language) {
   const catalog = catalogs.get(language) ?? catalogs.get("en");

@@ -20,7 +20,13 @@ const BATCH = 20;
  * Sends the outbox: due messages are leased (so several instances never send one twice), sent, and marked;
  * a failure schedules a retry with back-off, so a mail-server outage delays mail and loses none.
  */
-export function startMailWorker(options: { db: Db; transport: MailTransport; from: string; log: FastifyBaseLogger; intervalMs?: number }): MailWorker {
+export function startMailWorker(options: {
+  db: Db;
+  transport: MailTransport;
+  from: string;
+  log: FastifyBaseLogger;
+  intervalMs?: number;
+}): MailWorker {
   const { db, transport, from, log } = options;
   let running: Promise<void> | undefined;
   let again = false;
@@ -32,14 +38,30 @@ export function startMailWorker(options: { db: Db; transport: MailTransport; fro
       if (stopped) return;
       if (!(await outboxStore.claim(db, mail.id, now, now + LEASE_MS))) continue;
       try {
-        await transport.send({ from, to: mail.recipient, subject: mail.subject, text: mail.text_body, html: mail.html_body });
+        await transport.send({
+          from,
+          to: mail.recipient,
+          subject: mail.subject,
+          text: mail.text_body,
+          html: mail.html_body,
+        });
         await outboxStore.markSent(db, mail.id, Date.now());
         log.info({ mail: mail.id, kind: mail.kind }, "mail sent");
       } catch (error) {
         const attempts = mail.attempts + 1;
         const failed = attempts >= MAIL_RETRY.maxAttempts;
-        await outboxStore.markRetry(db, mail.id, attempts, Date.now() + retryDelay(attempts), (error as Error).message, failed);
-        log[failed ? "error" : "warn"]({ mail: mail.id, attempts, err: (error as Error).message }, failed ? "mail given up" : "mail will be retried");
+        await outboxStore.markRetry(
+          db,
+          mail.id,
+          attempts,
+          Date.now() + retryDelay(attempts),
+          (error as Error).message,
+          failed,
+        );
+        log[failed ? "error" : "warn"](
+          { mail: mail.id, attempts, err: (error as Error).message },
+          failed ? "mail given up" : "mail will be retried",
+        );
       }
     }
   }

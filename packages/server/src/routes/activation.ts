@@ -5,17 +5,23 @@ import { ApiError } from "../http/errors.ts";
 import type { Services } from "../services.ts";
 import { originOf } from "./register.ts";
 
-const limit = (rate: { max: number; windowMs: number }) => ({ rateLimit: { max: rate.max, timeWindow: rate.windowMs } });
+const limit = (rate: { max: number; windowMs: number }) => ({
+  rateLimit: { max: rate.max, timeWindow: rate.windowMs },
+});
 
 /** Activation by the mailed code, with or without signing in, and resending the link (spec §7). */
 export const activationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const { db } = services;
 
-  app.post(`/api${api.activate.path}`, { schema: { body: api.activate.body }, config: limit(RATE_LIMITS.activate) }, async (request) => {
-    const outcome = await activateAccount(db, request.body.activationCode);
-    if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
-    return {};
-  });
+  app.post(
+    `/api${api.activate.path}`,
+    { schema: { body: api.activate.body }, config: limit(RATE_LIMITS.activate) },
+    async (request) => {
+      const outcome = await activateAccount(db, request.body.activationCode);
+      if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
+      return {};
+    },
+  );
 
   app.post(
     `/api${api.activationLogin.path}`,
@@ -31,9 +37,14 @@ export const activationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
 
   // The same answer whether or not a pending account has the address (no account enumeration).
   for (const endpoint of [api.resendActivation, api.trialResendActivation]) {
-    app.post(`/api${endpoint.path}`, { schema: { body: endpoint.body }, config: limit(RATE_LIMITS.resendActivation) }, async (request) => {
-      if (await resendActivation(db, request.body.email, originOf(request, services, request.body.returnTo))) services.mail.kick();
-      return {};
-    });
+    app.post(
+      `/api${endpoint.path}`,
+      { schema: { body: endpoint.body }, config: limit(RATE_LIMITS.resendActivation) },
+      async (request) => {
+        if (await resendActivation(db, request.body.email, originOf(request, services, request.body.returnTo)))
+          services.mail.kick();
+        return {};
+      },
+    );
   }
 };

@@ -9,7 +9,9 @@ import { apiLanguage, requestBrand, visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Services } from "../services.ts";
 
-const limit = (rate: { max: number; windowMs: number }) => ({ rateLimit: { max: rate.max, timeWindow: rate.windowMs } });
+const limit = (rate: { max: number; windowMs: number }) => ({
+  rateLimit: { max: rate.max, timeWindow: rate.windowMs },
+});
 
 /** The origin of a sign-up: language, brand, and the return address when it is allowed. */
 export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {
@@ -33,11 +35,15 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     async (request) => {
       const body = request.body;
       if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
-      const field = (["firstName", "lastName", "countryCode", "password"] as const).find((name) => body[name] !== undefined);
-      const schema = field === "password" ? api.register.body.shape.password : api.register.body.shape[field ?? "firstName"];
+      const field = (["firstName", "lastName", "countryCode", "password"] as const).find(
+        (name) => body[name] !== undefined,
+      );
+      const schema =
+        field === "password" ? api.register.body.shape.password : api.register.body.shape[field ?? "firstName"];
       const parsed = schema.safeParse(body[field ?? "firstName"]);
       if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };
-      if (field === "password" && isCommonPassword(body.password ?? "")) return { status: "invalid" as const, message: "validation.password.common" };
+      if (field === "password" && isCommonPassword(body.password ?? ""))
+        return { status: "invalid" as const, message: "validation.password.common" };
       return { status: "ok" as const };
     },
   );
@@ -48,26 +54,37 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     return generateCaptcha(db, { keepAnswerForTests: config.nodeEnv === "test" });
   });
 
-  app.get(`/api${api.botChallenge.path}`, { config: limit(RATE_LIMITS.captcha) }, async () => services.proofOfWork.challenge());
+  app.get(`/api${api.botChallenge.path}`, { config: limit(RATE_LIMITS.captcha) }, async () =>
+    services.proofOfWork.challenge(),
+  );
 
-  app.post(`/api${api.register.path}`, { schema: { body: api.register.body }, config: limit(RATE_LIMITS.register) }, async (request) => {
-    const body = request.body;
-    const failure = await checkHuman(
-      db,
-      { country: visitorCountry(request, config.countryHeader), ...body },
-      { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
-      request.ip,
-    );
-    if (failure === "captcha_incorrect") {
-      throw new ApiError("captcha_incorrect", { fields: [{ field: "captchaAnswer", message: "errors.captcha_incorrect" }] });
-    }
-    if (failure) throw new ApiError("bot_check_failed");
-    const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
-    if (!outcome.ok && outcome.refusal === "common_password") {
-      throw new ApiError("invalid_request", { fields: [{ field: "password", message: "validation.password.common" }] });
-    }
-    if (!outcome.ok) throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
-    services.mail.kick();
-    return {};
-  });
+  app.post(
+    `/api${api.register.path}`,
+    { schema: { body: api.register.body }, config: limit(RATE_LIMITS.register) },
+    async (request) => {
+      const body = request.body;
+      const failure = await checkHuman(
+        db,
+        { country: visitorCountry(request, config.countryHeader), ...body },
+        { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
+        request.ip,
+      );
+      if (failure === "captcha_incorrect") {
+        throw new ApiError("captcha_incorrect", {
+          fields: [{ field: "captchaAnswer", message: "errors.captcha_incorrect" }],
+        });
+      }
+      if (failure) throw new ApiError("bot_check_failed");
+      const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
+      if (!outcome.ok && outcome.refusal === "common_password") {
+        throw new ApiError("invalid_request", {
+          fields: [{ field: "password", message: "validation.password.common" }],
+        });
+      }
+      if (!outcome.ok)
+        throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
+      services.mail.kick();
+      return {};
+    },
+  );
 };

@@ -8,7 +8,11 @@ export const captchasStore = {
 
   /** Removes and returns a captcha: whatever the answer, it is never usable twice. */
   take: async (db: Db, id: string): Promise<{ answer_hash: string; expires_at: number } | undefined> => {
-    const row = await db.selectFrom("captchas").select(["answer_hash", "expires_at"]).where("id", "=", id).executeTakeFirst();
+    const row = await db
+      .selectFrom("captchas")
+      .select(["answer_hash", "expires_at"])
+      .where("id", "=", id)
+      .executeTakeFirst();
     if (!row) return undefined;
     const result = await db.deleteFrom("captchas").where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n ? row : undefined;

@@ -12,7 +12,12 @@ export const codesStore = {
 
   /** Marks the code used if nobody did first; true when this call won (single use under concurrency). */
   markUsed: async (db: Db, id: string, at: number): Promise<boolean> => {
-    const result = await db.updateTable("codes").set({ used_at: at }).where("id", "=", id).where("used_at", "is", null).executeTakeFirst();
+    const result = await db
+      .updateTable("codes")
+      .set({ used_at: at })
+      .where("id", "=", id)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   },
 

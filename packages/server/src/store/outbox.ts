@@ -32,13 +32,30 @@ export const outboxStore = {
   },
 
   markSent: async (db: Db, id: string, at: number): Promise<void> => {
-    await db.updateTable("outbox").set({ status: "sent", sent_at: at, claimed_until: null }).where("id", "=", id).execute();
-  },
-
-  markRetry: async (db: Db, id: string, attempts: number, next: number, error: string, failed: boolean): Promise<void> => {
     await db
       .updateTable("outbox")
-      .set({ attempts, next_attempt_at: next, last_error: error.slice(0, 500), claimed_until: null, status: failed ? "failed" : "pending" })
+      .set({ status: "sent", sent_at: at, claimed_until: null })
+      .where("id", "=", id)
+      .execute();
+  },
+
+  markRetry: async (
+    db: Db,
+    id: string,
+    attempts: number,
+    next: number,
+    error: string,
+    failed: boolean,
+  ): Promise<void> => {
+    await db
+      .updateTable("outbox")
+      .set({
+        attempts,
+        next_attempt_at: next,
+        last_error: error.slice(0, 500),
+        claimed_until: null,
+        status: failed ? "failed" : "pending",
+      })
       .where("id", "=", id)
       .execute();
   },

@@ -16,6 +16,8 @@ const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled"]);
 
 export interface ApiClientOptions {
   baseUrl: string;
+  /** The page's brand, sent so mail and accounts get it (the server trusts it outside production only). */
+  brand?: string;
   language?: () => string;
   fetch?: typeof fetch;
   timeoutMs?: number;
@@ -47,6 +49,7 @@ export function createApiClient(options: ApiClientOptions) {
     }
     const headers: Record<string, string> = { accept: "application/json" };
     if (csrf) headers["x-csrf-token"] = csrf;
+    if (options.brand) headers["x-gatehouse-theme"] = options.brand;
     const language = options.language?.();
     if (language) headers["accept-language"] = language;
     if (callOptions.body !== undefined) headers["content-type"] = "application/json";

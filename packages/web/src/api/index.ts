@@ -14,9 +14,10 @@ export function reportError(error: unknown): void {
 }
 
 /** The one gateway client of the app, built from the host-page settings. */
-export function startApi(gatewayUrl: string): ApiClient {
+export function startApi(gatewayUrl: string, brand: string): ApiClient {
   client = createApiClient({
     baseUrl: gatewayUrl,
+    brand,
     language: () => LANGUAGES[(i18next.language as Language) ?? "en"]?.tag ?? "en",
     report: reportError,
   });

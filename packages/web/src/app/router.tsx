@@ -16,6 +16,10 @@ const SCREENS: Partial<Record<RouteId, () => Promise<ScreenModule>>> = {
   LOGIN_SUCCESS: () => import("../screens/login/LoginSuccess.tsx"),
   LOGOUT: () => import("../screens/login/Logout.tsx"),
   ERROR: () => import("../screens/system/ErrorPage.tsx"),
+  REGISTER: () => import("../screens/register/Register.tsx"),
+  REGISTER_COMPLETE: () => import("../screens/register/RegisterComplete.tsx"),
+  ACCOUNT_ACTIVATE: () => import("../screens/activate/Activate.tsx"),
+  TRIAL_ACTIVATE_LOGIN: () => import("../screens/activate/ActivateLogin.tsx"),
 };
 
 function loaderFor(id: RouteId): LoaderFunction | undefined {

@@ -1,0 +1,395 @@
+import { ACTIVATION_TTL_MS, RegisterValidateAnswer } from "@gatehouse/contract";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activateAccount } from "../src/accounts/activation.ts";
+import { findUserByEmail } from "../src/accounts/users.ts";
+import { outboxStore } from "../src/store/outbox.ts";
+import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { solveBotCheck } from "./pow.ts";
+import { linkIn, TestSmtp } from "./smtp.ts";
+
+let server: TestServer;
+let smtp: TestSmtp;
+let ip = 0;
+const client = (headers: Record<string, string> = {}) =>
+  new Client(server.url, { "x-forwarded-for": `203.0.113.${++ip % 250}`, ...headers }).start();
+
+const person = (email: string, extra: Record<string, unknown> = {}) => ({
+  email,
+  password: "Tr0ub4dor&3x",
+  firstName: "Ann",
+  lastName: "Lee",
+  countryCode: "de",
+  newsletterSubscription: true,
+  ...extra,
+});
+
+async function register(email: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const c = await client(headers);
+  return c.post("/api/account/register", { ...person(email, extra), botCheck: await solveBotCheck(c) });
+}
+
+beforeAll(async () => {
+  smtp = await new TestSmtp().start();
+  server = await startServer({ env: { SMTP_URL: smtp.url, TRUST_PROXY: "true" } });
+});
+afterAll(async () => {
+  await server.close();
+  await smtp.stop();
+});
+
+describe("POST /api/account/register/validate", () => {
+  it("says ok, invalid or conflict for an e-mail address, pending accounts included", async () => {
+    const c = await client();
+    expect(
+      RegisterValidateAnswer.parse((await c.post("/api/account/register/validate", { email: "new@example.com" })).json),
+    ).toEqual({
+      status: "ok",
+      corporate: false,
+    });
+    expect((await c.post("/api/account/register/validate", { email: "nope" })).json).toEqual({
+      status: "invalid",
+      message: "validation.email.invalid",
+    });
+    expect((await register("taken@example.com")).status).toBe(200);
+    expect((await c.post("/api/account/register/validate", { email: "TAKEN@example.com" })).json).toMatchObject({
+      status: "conflict",
+      message: "validation.email.conflict",
+    });
+  });
+
+  it("flags single-sign-on-only domains for the corporate hint", async () => {
+    const corp = await startServer({ env: { BRANDS_FILE: await brandsWithCorporate() } });
+    try {
+      const c = await new Client(corp.url).start();
+      expect((await c.post("/api/account/register/validate", { email: "ann@bigcorp.example" })).json).toEqual({
+        status: "ok",
+        corporate: true,
+      });
+    } finally {
+      await corp.close();
+    }
+  });
+
+  it("checks other fields with the contract's rules, and common passwords", async () => {
+    const c = await client();
+    expect((await c.post("/api/account/register/validate", { firstName: "a".repeat(73) })).json).toEqual({
+      status: "invalid",
+      message: "validation.firstName.max",
+    });
+    expect((await c.post("/api/account/register/validate", { password: "password123" })).json).toEqual({
+      status: "invalid",
+      message: "validation.password.common",
+    });
+    expect((await c.post("/api/account/register/validate", { countryCode: "DE" })).json).toEqual({ status: "ok" });
+    expectErrorObject(await c.post("/api/account/register/validate", {}), 400, "invalid_request");
+  });
+
+  it("is rate-limited per client address (it is an existence oracle)", async () => {
+    const c = await client();
+    let last = await c.post("/api/account/register/validate", { email: "x0@example.com" });
+    for (let i = 1; i <= 40 && last.status !== 429; i++)
+      last = await c.post("/api/account/register/validate", { email: `x${i}@example.com` });
+    expectErrorObject(last, 429, "rate_limited");
+  });
+});
+
+describe("POST /api/account/register", () => {
+  it("creates a pending account and sends its activation mail in the visitor's language and brand", async () => {
+    const c = await client({ "accept-language": "de", "x-gatehouse-theme": "engine" });
+    const answer = await c.post("/api/account/register", {
+      ...person("ann@example.com"),
+      botCheck: await solveBotCheck(c),
+    });
+    expect(answer.status).toBe(200);
+    const user = await findUserByEmail(server.app.db, "ann@example.com");
+    expect(user).toMatchObject({
+      status: "pending",
+      first_name: "Ann",
+      country_code: "DE",
+      newsletter: 1,
+      language: "de",
+      brand: "engine",
+    });
+    const mail = await smtp.waitFor("ann@example.com");
+    expect(mail.text).toContain("Corona");
+    expect(mail.text).toMatch(/Content-Type: text\/html/u);
+    expect(mail.text).toMatch(/Content-Type: text\/plain/u);
+    const link = linkIn(mail, "/account/activate");
+    expect(link.origin).toBe("http://localhost:8080");
+    const code = link.searchParams.get("code") ?? "";
+    expect(code).toMatch(/^[\w-]{43}$/u);
+    // The code is stored only as a hash.
+    const rows = await server.app.db
+      .selectFrom("codes")
+      .selectAll()
+      .where("user_id", "=", user?.id ?? "")
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.code_hash).not.toContain(code);
+    // Pending accounts cannot sign in until activated.
+    expectErrorObject(await c.login("ann@example.com", "Tr0ub4dor&3x"), 403, "user_not_active");
+  });
+
+  it("refuses a taken address, pending or active, with the conflict message on the e-mail field", async () => {
+    await register("dup@example.com");
+    const answer = expectErrorObject(await register("Dup@Example.com"), 409, "email_conflict");
+    expect(answer.message).toBe("This email address is already connected to an account.");
+    expect(answer.fields).toEqual([{ field: "email", message: "validation.email.conflict" }]);
+  });
+
+  it("refuses common and badly sized passwords on the server, not only in the browser", async () => {
+    expect(
+      expectErrorObject(await register("weak@example.com", { password: "password1" }), 400, "invalid_request").fields,
+    ).toEqual([{ field: "password", message: "validation.password.common" }]);
+    expect(
+      expectErrorObject(await register("short@example.com", { password: "Ab1!x" }), 400, "invalid_request").fields,
+    ).toEqual([{ field: "password", message: "validation.password.registerMin" }]);
+    expect(
+      expectErrorObject(await register("long@example.com", { password: "Ab1!".repeat(17) }), 400, "invalid_request")
+        .fields,
+    ).toEqual([{ field: "password", message: "validation.password.registerMax" }]);
+  });
+
+  it("validates every field with the contract's rules", async () => {
+    const answer = expectErrorObject(
+      await register("fields@example.com", { firstName: " ", lastName: "b".repeat(54), countryCode: "" }),
+      400,
+      "invalid_request",
+    );
+    expect(answer.fields).toEqual(
+      expect.arrayContaining([
+        { field: "firstName", message: "validation.firstName.required" },
+        { field: "lastName", message: "validation.lastName.max" },
+        { field: "countryCode", message: "validation.country.required" },
+      ]),
+    );
+  });
+
+  it("needs a solved bot check outside CN, once", async () => {
+    const c = await client();
+    expectErrorObject(await c.post("/api/account/register", person("bot@example.com")), 400, "bot_check_failed");
+    expectErrorObject(
+      await c.post("/api/account/register", { ...person("bot@example.com"), botCheck: "garbage" }),
+      400,
+      "bot_check_failed",
+    );
+    const token = await solveBotCheck(c);
+    expect((await c.post("/api/account/register", { ...person("bot1@example.com"), botCheck: token })).status).toBe(
+      200,
+    );
+    expectErrorObject(
+      await c.post("/api/account/register", { ...person("bot2@example.com"), botCheck: token }),
+      400,
+      "bot_check_failed",
+    );
+  });
+
+  it("needs the image captcha in CN: wrong answers fail on the captcha field, and a captcha works once", async () => {
+    const cn = await client({ "cf-ipcountry": "CN" });
+    const captcha = (await cn.get("/api/captcha/generate")).json;
+    expect(captcha.image).toMatch(/^data:image\/svg\+xml;base64,/u);
+    const wrong = expectErrorObject(
+      await cn.post("/api/account/register", {
+        ...person("cn@example.com"),
+        captchaGUID: captcha.id,
+        captchaAnswer: "000000",
+      }),
+      400,
+      "captcha_incorrect",
+    );
+    expect(wrong.message).toBe("Incorrect answer to captcha");
+    expect(wrong.fields).toEqual([{ field: "captchaAnswer", message: "errors.captcha_incorrect" }]);
+
+    const fresh = (await cn.get("/api/captcha/generate")).json;
+    const { answer } = (await cn.get(`/api/test/captcha/${fresh.id}`)).json;
+    expect(answer).toMatch(/^\d{5}$/u);
+    expect(
+      (
+        await cn.post("/api/account/register", {
+          ...person("cn@example.com"),
+          captchaGUID: fresh.id,
+          captchaAnswer: answer,
+        })
+      ).status,
+    ).toBe(200);
+    expectErrorObject(
+      await cn.post("/api/account/register", {
+        ...person("cn2@example.com"),
+        captchaGUID: fresh.id,
+        captchaAnswer: answer,
+      }),
+      400,
+      "captcha_incorrect",
+    );
+  });
+
+  it("serves the image captcha only to visitors located in CN", async () => {
+    expectErrorObject(await (await client({ "cf-ipcountry": "DE" })).get("/api/captcha/generate"), 404, "not_found");
+  });
+
+  it("never answers 5xx, whatever the payload (property test)", async () => {
+    const c = await client();
+    const field = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string()),
+      fc.object(),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            email: field,
+            password: field,
+            firstName: field,
+            lastName: field,
+            countryCode: field,
+            newsletterSubscription: field,
+            botCheck: field,
+            returnTo: field,
+            captchaGUID: field,
+          },
+          { requiredKeys: [] },
+        ),
+        async (body) => {
+          const answer = await c.post("/api/account/register", body);
+          expect(answer.status).toBeLessThan(500);
+          const validate = await c.post("/api/account/register/validate", body);
+          expect(validate.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe("activation", () => {
+  it("activates once with the mailed code, then signs in", async () => {
+    await register("act@example.com");
+    const code = linkIn(await smtp.waitFor("act@example.com"), "/account/activate").searchParams.get("code") ?? "";
+    const c = await client();
+    expect((await c.post("/api/account/activate", { activationCode: code })).status).toBe(200);
+    expect((await findUserByEmail(server.app.db, "act@example.com"))?.status).toBe("active");
+    expect(
+      expectErrorObject(await c.post("/api/account/activate", { activationCode: code }), 410, "code_used").temporary,
+    ).toBe(false);
+    expect((await c.login("act@example.com", "Tr0ub4dor&3x")).status).toBe(200);
+  });
+
+  it("refuses an unknown, a missing and an expired code", async () => {
+    const c = await client();
+    expectErrorObject(await c.post("/api/account/activate", { activationCode: "x".repeat(43) }), 404, "code_invalid");
+    expectErrorObject(await c.post("/api/account/activate", { activationCode: "" }), 400, "invalid_request");
+    await register("late@example.com");
+    const code = linkIn(await smtp.waitFor("late@example.com"), "/account/activate").searchParams.get("code") ?? "";
+    expect(await activateAccount(server.app.db, code, Date.now() + ACTIVATION_TTL_MS + 1)).toEqual({
+      ok: false,
+      refusal: "code_expired",
+    });
+    expect(await activateAccount(server.app.db, code, Date.now() + ACTIVATION_TTL_MS - 60_000)).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("activates and signs in with /activation/login, and the link carries an allowed return address", async () => {
+    const c = await client();
+    await c.post("/api/account/register", {
+      ...person("trial@example.com", { returnTo: "https://www.gatehouse.example/try/corona" }),
+      botCheck: await solveBotCheck(c),
+    });
+    const link = linkIn(await smtp.waitFor("trial@example.com"), "/account/activate/login");
+    expect(link.searchParams.get("return_to")).toBe("https://www.gatehouse.example/try/corona");
+    const fresh = await client();
+    expect(
+      (await fresh.post("/api/account/activation/login", { activationCode: link.searchParams.get("code") })).status,
+    ).toBe(200);
+    expect((await fresh.get("/api/session")).json.Email).toBe("trial@example.com");
+  });
+
+  it("drops a return address that is not allowed from the link", async () => {
+    const c = await client();
+    await c.post("/api/account/register", {
+      ...person("evil@example.com", { returnTo: "https://evil.example/" }),
+      botCheck: await solveBotCheck(c),
+    });
+    const mail = await smtp.waitFor("evil@example.com");
+    expect(mail.text).not.toContain("evil.example/");
+    expect(linkIn(mail, "/account/activate").pathname).toBe("/account/activate");
+  });
+});
+
+describe("POST /api/account/resend_activation", () => {
+  it("answers the same for a pending, an active and an unknown address, and mails only the pending one", async () => {
+    await register("again@example.com");
+    await smtp.waitFor("again@example.com");
+    const firstCode = linkIn(
+      smtp.received.filter((m) => m.to.includes("again@example.com"))[0] ?? (await smtp.waitFor("again@example.com")),
+      "/account/activate",
+    ).searchParams.get("code");
+    const c = await client();
+    const pending = await c.post("/api/account/resend_activation", { email: "again@example.com" });
+    const unknown = await c.post("/api/account/resend_activation", { email: "nobody-here@example.com" });
+    const active = await c.post("/api/account/resend_activation", { email: "act@example.com" });
+    for (const answer of [pending, unknown, active]) {
+      expect(answer.status).toBe(200);
+      expect(answer.json).toEqual({});
+    }
+    await server.app.services.mail.runOnce();
+    const mails = smtp.received.filter((m) => m.to.includes("again@example.com"));
+    expect(mails.length).toBe(2);
+    expect(smtp.received.some((m) => m.to.includes("nobody-here@example.com"))).toBe(false);
+    // Only the newest link works.
+    const newCode = linkIn(mails[1] as never, "/account/activate").searchParams.get("code");
+    expectErrorObject(await c.post("/api/account/activate", { activationCode: firstCode }), 410, "code_used");
+    expect((await c.post("/api/account/activate", { activationCode: newCode })).status).toBe(200);
+  });
+});
+
+describe("mail survives an SMTP outage", () => {
+  it("keeps the mail while the server is down and delivers it when it is back", async () => {
+    const outage = new TestSmtp();
+    await outage.start();
+    const port = outage.port;
+    await outage.stop();
+    const local = await startServer({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, TRUST_PROXY: "true" } });
+    try {
+      const c = await new Client(local.url).start();
+      const answer = await c.post("/api/account/register", {
+        ...person("outage@example.com"),
+        botCheck: await solveBotCheck(c),
+      });
+      expect(answer.status).toBe(200);
+      await local.app.services.mail.runOnce();
+      const [queued] = await outboxStore.list(local.app.db, 1, "outage@example.com");
+      expect(queued).toMatchObject({ status: "pending", attempts: 1 });
+      expect(queued?.last_error).toBeTruthy();
+
+      const back = await new TestSmtp().start(port);
+      try {
+        // Time passes: make the retry due now instead of waiting out the back-off.
+        await local.app.db.updateTable("outbox").set({ next_attempt_at: Date.now() }).execute();
+        await local.app.services.mail.runOnce();
+        const mail = await back.waitFor("outage@example.com");
+        expect(linkIn(mail, "/account/activate").searchParams.get("code")).toMatch(/^[\w-]{43}$/u);
+        expect((await outboxStore.list(local.app.db, 1, "outage@example.com"))[0]?.status).toBe("sent");
+      } finally {
+        await back.stop();
+      }
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+async function brandsWithCorporate(): Promise<string> {
+  const { readFileSync, writeFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tempDir } = await import("./harness.ts");
+  const brands = JSON.parse(readFileSync(server.config.brandsFile, "utf8"));
+  const path = join(tempDir(), "brands.json");
+  writeFileSync(path, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
+  return path;
+}

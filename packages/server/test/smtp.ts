@@ -1,0 +1,88 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+  /** The decoded text of all parts (quoted-printable undone), good enough to find links and words in. */
+  text: string;
+}
+
+/** Undoes quoted-printable soft line breaks and =XX escapes (RFC 2045), as mail clients do. */
+function decodeQuotedPrintable(raw: string): string {
+  const joined = raw.replace(/=\r?\n/gu, "");
+  const bytes: number[] = [];
+  for (let i = 0; i < joined.length; i++) {
+    const match = /^=([0-9A-F]{2})/u.exec(joined.slice(i, i + 3));
+    if (match) {
+      bytes.push(Number.parseInt(match[1] as string, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(joined[i] as string, "utf8"));
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/** A real SMTP server on loopback that keeps what it receives; it can be stopped and started to test outages. */
+export class TestSmtp {
+  readonly received: ReceivedMail[] = [];
+  private server: SMTPServer | undefined;
+  port = 0;
+
+  async start(port = 0): Promise<this> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData: (stream, session, done) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("end", () => {
+          const raw = Buffer.concat(chunks).toString("utf8");
+          this.received.push({
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw,
+            text: decodeQuotedPrintable(raw),
+          });
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once("error", reject);
+      this.server?.listen(port, "127.0.0.1", () => resolve());
+    });
+    this.port = (
+      (this.server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo
+    ).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  /** Waits until a mail to `address` arrives and returns it. */
+  async waitFor(address: string, timeoutMs = 15_000): Promise<ReceivedMail> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const mail = this.received.find((m) => m.to.includes(address));
+      if (mail) return mail;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no mail to ${address} within ${timeoutMs} ms`);
+  }
+}
+
+/** The first link to the given path in a mail. */
+export function linkIn(mail: ReceivedMail, path: string): URL {
+  const match = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/.]/gu, "\\$&")}\\?[^\\s"<>]+`, "u").exec(mail.text);
+  if (!match) throw new Error(`no ${path} link in:\n${mail.text.slice(0, 2000)}`);
+  return new URL(match[0].replaceAll("&amp;", "&"));
+}

@@ -1,0 +1,50 @@
+import { api, ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
+import { useApp } from "../../app/context.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { buttonClass } from "../../ui/Button.tsx";
+import { useT } from "../../ui/useT.ts";
+import { useActivation } from "./outcome.ts";
+
+/** /account/activate?code= (spec §2 "Activation result"). */
+export default function Activate() {
+  const [params] = useSearchParams();
+  const { brand } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  usePageTitle(t("titles.activateAccount"));
+  const outcome = useActivation(api.activate, params.get("code"));
+  return (
+    <Layout>
+      {outcome.state === "working" ? <p role="status">{t("activate.inProgress")}</p> : null}
+      {outcome.state === "ok" ? (
+        <>
+          <h1>
+            {brand.traits.richWelcome
+              ? t("activate.welcomeHeading", { brand: brand.name })
+              : t("activate.successHeading")}
+          </h1>
+          <p>
+            {brand.traits.richWelcome ? t("activate.welcomeBody", { brand: brand.name }) : t("activate.successBody")}
+          </p>
+          <Link className={buttonClass} to={ROUTES.LOGIN.path}>
+            {t("activate.signIn")}
+          </Link>
+        </>
+      ) : null}
+      {outcome.state === "error" ? (
+        <>
+          <h1>{t("activate.errorHeading")}</h1>
+          <Alert kind="error">
+            <p>{tk(outcome.code)}</p>
+            {outcome.guid ? <p>{t("app.ref", { id: outcome.guid })}</p> : null}
+          </Alert>
+          <Link to={ROUTES.LOGIN.path}>{t("app.backToSignIn")}</Link>
+        </>
+      ) : null}
+    </Layout>
+  );
+}
