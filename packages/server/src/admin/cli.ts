@@ -119,6 +119,9 @@ export async function runAdmin(
   let db: Db | undefined;
   try {
     const config = loadConfig(env);
+    // The dev mailbox exists outside production only (ARCHITECTURE.md "mail").
+    if (name === "mail:list" && config.production)
+      throw new UsageError("mail:list shows the dev mailbox, which production does not have");
     db = openDatabase(config.databaseUrl).db;
     await migrate(db);
     return { code: 0, out: await command(db, flags) };

@@ -1,3 +1,6 @@
+import { hash } from "node:crypto";
+import { BOT_CHECK_TTL_MS } from "@gatehouse/contract";
+import { captchasStore } from "../store/captchas.ts";
 import type { Db } from "../store/db.ts";
 import { checkCaptcha } from "./image.ts";
 import type { ProofOfWork } from "./proof-of-work.ts";
@@ -29,10 +32,15 @@ export async function checkHuman(
   if (proof.country === "CN") {
     return (await checkCaptcha(db, proof.captchaGUID, proof.captchaAnswer)) ? undefined : "captcha_incorrect";
   }
-  const passed = checks.remote
-    ? await checks.remote.verify(proof.botCheck, ip)
-    : await checks.proofOfWork.verify(db, proof.botCheck);
-  return passed ? undefined : "bot_check_failed";
+  if (!checks.remote) return (await checks.proofOfWork.verify(db, proof.botCheck)) ? undefined : "bot_check_failed";
+  if (!(await checks.remote.verify(proof.botCheck, ip))) return "bot_check_failed";
+  // The provider spends its tokens too; we keep our own record so a replay fails even if it does not.
+  const spent = await captchasStore.spend(
+    db,
+    hash("sha256", `remote:${proof.botCheck}`, "hex"),
+    Date.now() + BOT_CHECK_TTL_MS,
+  );
+  return spent ? undefined : "bot_check_failed";
 }
 
 /** Turnstile and reCAPTCHA share the siteverify protocol: POST secret, response and remoteip; read `success`. */

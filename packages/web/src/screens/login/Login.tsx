@@ -17,6 +17,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 import { destinationAfterSignIn, destinationWhenSignedIn, isInternal } from "./destination.ts";
 import styles from "./Login.module.css";
+import { type Platform, startSocialSignIn } from "./social.ts";
 
 const Form = LoginBody.pick({ email: true, password: true });
 type FormInput = { email: string; password: string };
@@ -93,17 +94,13 @@ export default function Login() {
     }
   };
 
-  const social = async (platform: "google" | "facebook" | "trimble") => {
-    try {
-      const { redirect_to } = await gateway().call(api.socialLogin, {
-        body: { platform, continue: returnTo ?? undefined },
-      });
-      go(redirect_to);
-    } catch (error) {
-      if (isScreenFailure(error)) return fail(error);
-      setNotice({ kind: "error", code: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected" });
-    }
-  };
+  const social = (platform: Platform) =>
+    startSocialSignIn(platform, {
+      returnTo,
+      autoRegister: false,
+      fail,
+      onError: (code) => setNotice({ kind: "error", code }),
+    });
 
   if (session || redirecting) {
     return (

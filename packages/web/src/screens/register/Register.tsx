@@ -16,6 +16,7 @@ import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
+import { type Platform, startSocialSignIn } from "../login/social.ts";
 import { BotCheck } from "./BotCheck.tsx";
 import { Captcha } from "./Captcha.tsx";
 import styles from "./Register.module.css";
@@ -171,6 +172,9 @@ export default function Register() {
     if (token) setHumanError(undefined);
   }, []);
 
+  const social = (platform: Platform) =>
+    startSocialSignIn(platform, { returnTo, autoRegister: true, fail, onError: setNotice });
+
   const busy = isSubmitting || redirecting || emailCheck === "checking";
   const signInLink = routeUrl("LOGIN", { return_to: returnTo ?? undefined });
   const emailField = form.register("email", {
@@ -231,6 +235,21 @@ export default function Register() {
           </form>
           {settings.flags.SOCIAL_REGISTER || settings.flags.TRIMBLE_REGISTER || settings.flags.CORPORATE_REGISTER ? (
             <div className={styles.providers}>
+              {settings.flags.SOCIAL_REGISTER ? (
+                <>
+                  <Button variant="secondary" disabled={busy} onClick={() => void social("google")}>
+                    {t("register.google")}
+                  </Button>
+                  <Button variant="secondary" disabled={busy} onClick={() => void social("facebook")}>
+                    {t("register.facebook")}
+                  </Button>
+                </>
+              ) : null}
+              {settings.flags.TRIMBLE_REGISTER ? (
+                <Button variant="secondary" disabled={busy} onClick={() => void social("trimble")}>
+                  {t("register.trimble")}
+                </Button>
+              ) : null}
               {settings.flags.CORPORATE_REGISTER ? (
                 <Link to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}>
                   {t("register.corporate")}

@@ -1,0 +1,77 @@
+import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+
+/** A stand-in for Turnstile's siteverify on loopback: this machine reaches no third party (README). */
+let provider: Server;
+let providerUrl = "";
+const seen: URLSearchParams[] = [];
+let server: TestServer;
+
+beforeAll(async () => {
+  provider = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      const form = new URLSearchParams(body);
+      seen.push(form);
+      const ok = form.get("secret") === "provider-secret" && form.get("response") === "good-token";
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ success: ok }));
+    });
+  });
+  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
+  providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}/siteverify`;
+  server = await startServer({
+    env: {
+      BOT_CHECK: "turnstile",
+      BOT_CHECK_SECRET: "provider-secret",
+      BOT_CHECK_SITE_KEY: "site-key",
+      BOT_CHECK_VERIFY_URL: providerUrl,
+    },
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await new Promise((resolve) => provider.close(resolve));
+});
+
+const person = (email: string, botCheck: string) => ({
+  email,
+  password: "Granite-Kettle-58",
+  firstName: "T",
+  lastName: "S",
+  countryCode: "FR",
+  botCheck,
+});
+
+describe("Turnstile / reCAPTCHA verification when configured", () => {
+  it("verifies the token with the provider, with our secret and the client address", async () => {
+    const client = await new Client(server.url, { "x-forwarded-for": "198.51.100.9" }).start();
+    expect((await client.post("/api/account/register", person("turnstile@example.com", "good-token"))).status).toBe(
+      200,
+    );
+    expect(seen.at(-1)?.get("secret")).toBe("provider-secret");
+    expect(seen.at(-1)?.get("response")).toBe("good-token");
+  });
+
+  it("refuses a token the provider refuses, and a replayed one", async () => {
+    const client = await new Client(server.url).start();
+    expectErrorObject(
+      await client.post("/api/account/register", person("nope@example.com", "bad-token")),
+      400,
+      "bot_check_failed",
+    );
+    expectErrorObject(
+      await client.post("/api/account/register", person("again@example.com", "good-token")),
+      400,
+      "bot_check_failed",
+    );
+  });
+
+  it("needs the secret and site key", async () => {
+    const { loadConfig } = await import("../src/config.ts");
+    expect(() =>
+      loadConfig({ SESSION_SECRET: "s".repeat(32), DATABASE_URL: "sqlite::memory:", BOT_CHECK: "recaptcha" }),
+    ).toThrowError(/BOT_CHECK_SECRET/u);
+  });
+});
