@@ -2,12 +2,9 @@ import { api, RATE_LIMITS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { activateAccount, resendActivation } from "../accounts/activation.ts";
 import { ApiError } from "../http/errors.ts";
+import { limit } from "../http/rate-limit.ts";
 import type { Services } from "../services.ts";
 import { originOf } from "./register.ts";
-
-const limit = (rate: { max: number; windowMs: number }) => ({
-  rateLimit: { max: rate.max, timeWindow: rate.windowMs },
-});
 
 /** Activation by the mailed code, with or without signing in, and resending the link (spec §7). */
 export const activationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

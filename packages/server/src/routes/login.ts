@@ -2,6 +2,7 @@ import { api, LOGIN_RATE_PER_ADDRESS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { signInWithPassword } from "../accounts/sign-in.ts";
 import { ApiError } from "../http/errors.ts";
+import { limit } from "../http/rate-limit.ts";
 import type { Db } from "../store/db.ts";
 
 /** Sign-in and sign-out (spec §7). */
@@ -11,7 +12,7 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }
     {
       schema: { body: api.login.body },
       // Per client address, whatever the account (ASVS 6.3.5 / OWASP credential stuffing cheat sheet).
-      config: { rateLimit: { max: LOGIN_RATE_PER_ADDRESS.max, timeWindow: LOGIN_RATE_PER_ADDRESS.windowMs } },
+      config: limit(LOGIN_RATE_PER_ADDRESS),
     },
     async (request, reply) => {
       const outcome = await signInWithPassword(db, request.body.email, request.body.password);

@@ -7,11 +7,8 @@ import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
 import { apiLanguage, requestBrand, visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
+import { limit } from "../http/rate-limit.ts";
 import type { Services } from "../services.ts";
-
-const limit = (rate: { max: number; windowMs: number }) => ({
-  rateLimit: { max: rate.max, timeWindow: rate.windowMs },
-});
 
 /** The origin of a sign-up: language, brand, and the return address when it is allowed. */
 export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {

@@ -4,17 +4,16 @@ import { Link, useSearchParams } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { Alert } from "../../ui/Alert.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
-import { useActivation } from "./outcome.ts";
+import { ActivationError, useActivation } from "./outcome.tsx";
 
 /** /account/activate?code= (spec §2 "Activation result"). */
 export default function Activate() {
   const [params] = useSearchParams();
   const { brand } = useApp();
   const { t } = useTranslation();
-  const tk = useT();
+  const _tk = useT();
   usePageTitle(t("titles.activateAccount"));
   const outcome = useActivation(api.activate, params.get("code"));
   return (
@@ -35,16 +34,7 @@ export default function Activate() {
           </Link>
         </>
       ) : null}
-      {outcome.state === "error" ? (
-        <>
-          <h1>{t("activate.errorHeading")}</h1>
-          <Alert kind="error">
-            <p>{tk(outcome.code)}</p>
-            {outcome.guid ? <p>{t("app.ref", { id: outcome.guid })}</p> : null}
-          </Alert>
-          <Link to={ROUTES.LOGIN.path}>{t("app.backToSignIn")}</Link>
-        </>
-      ) : null}
+      {outcome.state === "error" ? <ActivationError outcome={outcome} /> : null}
     </Layout>
   );
 }

@@ -1,7 +1,11 @@
-import type { api } from "@gatehouse/contract";
+import { type api, ROUTES } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
+import { Alert } from "../../ui/Alert.tsx";
+import { useT } from "../../ui/useT.ts";
 
 export type Outcome = { state: "working" } | { state: "ok" } | { state: "error"; code: string; guid?: string };
 
@@ -31,4 +35,20 @@ export function useActivation(
       );
   }, [code, endpoint, fail]);
   return outcome;
+}
+
+/** A failed activation: the reason, its reference, and the way back to sign-in (spec §2 "Activation result"). */
+export function ActivationError({ outcome }: { outcome: { code: string; guid?: string } }) {
+  const { t } = useTranslation();
+  const tk = useT();
+  return (
+    <>
+      <h1>{t("activate.errorHeading")}</h1>
+      <Alert kind="error">
+        <p>{tk(outcome.code)}</p>
+        {outcome.guid ? <p>{t("app.ref", { id: outcome.guid })}</p> : null}
+      </Alert>
+      <Link to={ROUTES.LOGIN.path}>{t("app.backToSignIn")}</Link>
+    </>
+  );
 }
