@@ -23,6 +23,8 @@ export interface BrandLinks {
   readonly terms: string;
   readonly licence: string;
   readonly support: string;
+  /** The customer portal, where a newly set-up account continues (spec §4). */
+  readonly portal: string;
   /** End-user licence agreement per language; English is required and is the fallback (spec §9). */
   readonly eula: Partial<Record<Language, string>> & { readonly en: string };
 }
@@ -63,6 +65,7 @@ const legal = (site: string): BrandLinks => ({
   terms: `https://${site}/legal/terms`,
   licence: `https://${site}/legal/licence`,
   support: `https://support.${site.replace(/^www\./u, "")}/`,
+  portal: `https://portal.${site.replace(/^www\./u, "")}/`,
   eula: {
     en: `https://${site}/legal/eula`,
     es: `https://${site}/es/legal/eula`,

@@ -31,6 +31,11 @@ export const DEFAULT_COUNTRY = "ZZ";
 export const TRIAL_ACTIVATION_TTL_MS = 24 * HOUR;
 /** Activation links (issue #3): 24 hours, like the trial's of spec §9. */
 export const ACTIVATION_TTL_MS = 24 * HOUR;
+/** Password links (issue #4): a reset link lives an hour, an invitation's setup link a week. */
+export const PASSWORD_RESET_TTL_MS = HOUR;
+export const PASSWORD_SETUP_TTL_MS = 7 * 24 * HOUR;
+/** Recovery mail per address: at most this many an hour, whoever asks (no mail bombing); the answer never changes. */
+export const RECOVERY_MAILS_PER_ADDRESS = { max: 3, windowMs: HOUR } as const;
 /** An image captcha must be answered within ten minutes, once. */
 export const CAPTCHA_TTL_MS = 10 * MINUTE;
 /** Proof-of-work challenges expire after five minutes; a solved one is accepted once. */
@@ -46,6 +51,9 @@ export const RATE_LIMITS = {
   resendActivation: { max: 5, windowMs: 15 * MINUTE },
   activate: { max: 30, windowMs: 5 * MINUTE },
   captcha: { max: 30, windowMs: 5 * MINUTE },
+  recover: { max: 10, windowMs: 15 * MINUTE },
+  codeCheck: { max: 30, windowMs: 5 * MINUTE },
+  setPassword: { max: 10, windowMs: 15 * MINUTE },
 } as const;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */

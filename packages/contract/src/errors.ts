@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   user_not_active: 403,
   user_disabled: 403,
   captcha_incorrect: 400,
+  current_password_incorrect: 400,
+  password_not_allowed: 403,
   bot_check_failed: 400,
   email_conflict: 409,
   code_invalid: 404,

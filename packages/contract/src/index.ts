@@ -9,3 +9,4 @@ export * from "./return-to.ts";
 export * from "./routes.ts";
 export * from "./rules.ts";
 export * from "./text.ts";
+export * from "./options.ts";

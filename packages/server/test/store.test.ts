@@ -29,6 +29,7 @@ function user(overrides: Partial<UserRow> = {}): UserRow {
     created_at: 1_700_000_000_000,
     updated_at: 1_700_000_000_000,
     signup_meta: null,
+    marketing_info: null,
     ...overrides,
   };
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { CAPTCHA_ANSWER_MAX, EMAIL_MAX } from "../constants.ts";
+import { MARKETING_SOURCES, PLATFORMS, ROLES } from "../options.ts";
+import { normalizeText } from "../text.ts";
 import {
   countryRule,
   emailRule,
@@ -131,15 +133,37 @@ export const RecoverBody = z.object({ email: emailRule, returnTo });
 export const CodeStatusAnswer = z.object({ status: z.enum(["valid", "invalid", "expired", "used"]) });
 export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
 
-export const MarketingInfo = z.object({
-  marketingSource: z.string().min(1, { error: "validation.required" }).max(64),
-  marketingSourceOther: z.string().max(256).optional(),
-  platformOfInterest: z.string().min(1, { error: "validation.required" }).max(64),
-  platformOfInterestOther: z.string().max(256).optional(),
-  role: z.string().min(1, { error: "validation.required" }).max(64),
-  roleOther: z.string().max(256).optional(),
-  phoneNumber: z.string().max(64).optional(),
-});
+const choice = (options: readonly string[]) =>
+  z
+    .string()
+    .min(1, { error: "validation.required" })
+    .refine((value) => options.includes(value), { error: "validation.required" });
+const other = z.string().transform(normalizeText).pipe(z.string().max(256)).optional();
+
+/** Spec §5: the three selects are required; each *Other text is required when Other is chosen. */
+export const MarketingInfo = z
+  .object({
+    marketingSource: choice(MARKETING_SOURCES),
+    marketingSourceOther: other,
+    platformOfInterest: choice(PLATFORMS),
+    platformOfInterestOther: other,
+    role: choice(ROLES),
+    roleOther: other,
+    phoneNumber: z
+      .string()
+      .transform(normalizeText)
+      .pipe(z.string().max(32).regex(/^[+\d\s().-]*$/u, { error: "validation.phone" }))
+      .optional(),
+  })
+  .superRefine((info, ctx) => {
+    for (const [select, text] of [
+      ["marketingSource", "marketingSourceOther"],
+      ["platformOfInterest", "platformOfInterestOther"],
+      ["role", "roleOther"],
+    ] as const) {
+      if (info[select] === "Other" && !info[text]) ctx.addIssue({ code: "custom", path: [text], message: "validation.required" });
+    }
+  });
 export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
 export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });
 export const ActivateBody = z.object({ activationCode: code });

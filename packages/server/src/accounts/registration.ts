@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ACTIVATION_TTL_MS, type api, type BodyOf, emailRule, routeUrl } from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
-import { queueMail } from "../mail/outbox.ts";
-import { renderMail } from "../mail/render.ts";
+import { queueUserMail } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
@@ -96,6 +95,7 @@ export async function registerAccount(
       isTrial: input.isTrial,
       isEnscapeTrial: input.isEnscapeTrial,
     }),
+    marketing_info: null,
   };
   try {
     await db.transaction().execute(async (trx) => {
@@ -113,13 +113,5 @@ export async function registerAccount(
 /** Issues a fresh activation code (older links stop working) and queues its mail. */
 export async function sendActivation(db: Db, user: UserRow, origin: Origin, now = Date.now()): Promise<void> {
   const code = await issueCode(db, user.id, "activation", ACTIVATION_TTL_MS, now);
-  const mail = renderMail({
-    kind: "activation",
-    language: user.language,
-    brand: user.brand,
-    publicUrl: origin.publicUrl,
-    link: activationLink(origin, code),
-    name: user.first_name || user.email,
-  });
-  await queueMail(db, { userId: user.id, to: user.email, kind: "activation", ...mail }, now);
+  await queueUserMail(db, user, "activation", activationLink(origin, code), origin.publicUrl, now);
 }

@@ -14,6 +14,7 @@ import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
+import { sendSetup } from "./recovery.ts";
 import { clearFailures } from "./throttle.ts";
 
 export const NewUser = z.object({
@@ -59,6 +60,7 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
     created_at: now,
     updated_at: now,
     signup_meta: null,
+    marketing_info: null,
   };
   try {
     await usersStore.insert(db, row);
@@ -67,6 +69,47 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
     if (await usersStore.findByEmail(db, emailNormalized)) throw new UserExistsError();
     throw error;
   }
+  return row;
+}
+
+/**
+ * `user:invite`: an account without a password, pending until its owner sets one from the mailed link
+ * (spec §2 "Set up password (invited users)"). Names and country come later, through the profile.
+ */
+export async function inviteUser(
+  db: Db,
+  input: { email: string; brand: string; language?: string },
+  publicUrl: URL,
+  now = Date.now(),
+): Promise<UserRow> {
+  const email = emailRule.parse(input.email);
+  const emailNormalized = normalizeEmail(email);
+  if (await usersStore.findByEmail(db, emailNormalized)) throw new UserExistsError();
+  const row: UserRow = {
+    id: randomUUID(),
+    email,
+    email_normalized: emailNormalized,
+    password_hash: null,
+    first_name: "",
+    last_name: "",
+    country_code: DEFAULT_COUNTRY,
+    newsletter: 0,
+    status: "pending",
+    customer_number: null,
+    password_allowed: 1,
+    required_password_update: 0,
+    required_profile_update: 1,
+    language: input.language ?? "en",
+    brand: input.brand,
+    created_at: now,
+    updated_at: now,
+    signup_meta: null,
+    marketing_info: null,
+  };
+  await db.transaction().execute(async (trx) => {
+    await usersStore.insert(trx, row);
+    await sendSetup(trx, row, publicUrl, now);
+  });
   return row;
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { englishCatalog, lookup } from "@gatehouse/contract";
+import { BRAND_IDS, englishCatalog, isBrandId, lookup } from "@gatehouse/contract";
 import { ZodError } from "zod";
 import {
   createUser,
@@ -7,10 +7,11 @@ import {
   disableUser,
   enableUser,
   findUserByEmail,
+  inviteUser,
   UserExistsError,
   unlockUser,
 } from "../accounts/users.ts";
-import { ConfigError, loadConfig } from "../config.ts";
+import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -19,6 +20,7 @@ const USAGE = `Usage: npm run admin -- <command> [--flags]
 
 Commands:
   user:create  --email E --password P [--first F --last L --country CC --inactive]
+  user:invite  --email E [--brand B]   create an account without a password and mail its set-up link
   user:disable --email E     disable the account and end its sessions
   user:enable  --email E
   user:unlock  --email E     lift a sign-in block after repeated wrong passwords
@@ -30,7 +32,7 @@ Works on the database named by DATABASE_URL (default sqlite:./data/gatehouse.db)
 class UsageError extends Error {}
 
 type Flags = Record<string, string | boolean | undefined>;
-type Command = (db: Db, flags: Flags) => Promise<string>;
+type Command = (db: Db, flags: Flags, config: Config) => Promise<string>;
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
@@ -58,6 +60,12 @@ const COMMANDS: Record<string, Command> = {
       status: flags.inactive ? "pending" : "active",
     });
     return `created ${user.email} (${user.id}, ${user.status})`;
+  },
+  "user:invite": async (db, flags, config) => {
+    const brand = optional(flags.brand) ?? "default";
+    if (!isBrandId(brand)) throw new UsageError(`unknown brand ${brand}: one of ${BRAND_IDS.join(", ")}`);
+    const user = await inviteUser(db, { email: required(flags, "email"), brand }, config.publicUrl);
+    return `invited ${user.email} (${user.id}); the set-up link is in the outbox`;
   },
   "user:disable": async (db, flags) => {
     const user = await existing(db, flags);
@@ -110,6 +118,7 @@ export async function runAdmin(
         last: { type: "string" },
         country: { type: "string" },
         inactive: { type: "boolean" },
+        brand: { type: "string" },
       },
       strict: true,
     }).values;
@@ -124,7 +133,7 @@ export async function runAdmin(
       throw new UsageError("mail:list shows the dev mailbox, which production does not have");
     db = openDatabase(config.databaseUrl).db;
     await migrate(db);
-    return { code: 0, out: await command(db, flags) };
+    return { code: 0, out: await command(db, flags, config) };
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof UserExistsError) {
       return { code: 1, out: error.message };

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
-import type { RenderedMail } from "./render.ts";
+import type { UserRow } from "../store/schema.ts";
+import { type MailKind, type RenderedMail, renderMail } from "./render.ts";
 
 /**
  * Puts a message in the outbox. Call it inside the transaction that makes the change the mail tells of, so
@@ -36,4 +37,24 @@ export async function queueMail(
 /** Exponential back-off: 10 s, 20 s, 40 s … capped at an hour. */
 export function retryDelay(attempts: number): number {
   return Math.min(MAIL_RETRY.firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
+}
+
+/** Renders a mail for a user, in the language and brand the account was made with, and queues it. */
+export async function queueUserMail(
+  db: Db,
+  user: UserRow,
+  kind: MailKind,
+  link: string,
+  publicUrl: URL,
+  now = Date.now(),
+): Promise<string> {
+  const mail = renderMail({
+    kind,
+    language: user.language,
+    brand: user.brand,
+    publicUrl,
+    link,
+    name: user.first_name || user.email,
+  });
+  return queueMail(db, { userId: user.id, to: user.email, kind, ...mail }, now);
 }

@@ -20,7 +20,7 @@ export interface RenderedMail {
 }
 
 /** The mail kinds and the catalog section each takes its words from. */
-export type MailKind = "activation";
+export type MailKind = "activation" | "password_reset" | "password_changed" | "password_setup";
 
 const catalogs = new Map<Language, Catalog>();
 
@@ -65,6 +65,8 @@ export function renderMail(input: MailInput): RenderedMail {
   const k = `mail.${input.kind}`;
   const subject = t(`${k}.subject`, vars);
   const logo = new URL(brand.logo, input.publicUrl).href;
+  // Notices (password changed) have no fallback link or expiry: those parts are left out.
+  const has = (part: string) => lookup(catalogs.get("en") as Catalog, `${k}.${part}`) !== undefined;
   const text = [
     t(`${k}.heading`, vars),
     "",
@@ -72,7 +74,7 @@ export function renderMail(input: MailInput): RenderedMail {
     "",
     `${t(`${k}.button`, vars)}: ${input.link}`,
     "",
-    t(`${k}.expiry`, vars),
+    ...(has("expiry") ? [t(`${k}.expiry`, vars)] : []),
     t(`${k}.ignore`, vars),
     "",
     "--",
@@ -93,8 +95,8 @@ export function renderMail(input: MailInput): RenderedMail {
 <tr><td style="padding:16px 32px 0;"><h1 style="font-size:22px;margin:0 0 12px;color:${c.text};">${h(`${k}.heading`)}</h1>
 <p style="font-size:16px;line-height:24px;margin:0 0 24px;">${h(`${k}.body`)}</p>
 <p style="margin:0 0 24px;"><a href="${link}" style="display:inline-block;background:${c.primary};color:${c.onPrimary};text-decoration:none;font-weight:bold;padding:12px 24px;border-radius:8px;">${h(`${k}.button`)}</a></p>
-<p style="font-size:13px;line-height:20px;color:${c.muted};margin:0 0 8px;">${h(`${k}.fallback`)}<br><a href="${link}" style="color:${c.primary};word-break:break-all;">${link}</a></p>
-<p style="font-size:13px;line-height:20px;color:${c.muted};margin:0 0 24px;">${h(`${k}.expiry`)} ${h(`${k}.ignore`)}</p></td></tr>
+${has("fallback") ? `<p style="font-size:13px;line-height:20px;color:${c.muted};margin:0 0 8px;">${h(`${k}.fallback`)}<br><a href="${link}" style="color:${c.primary};word-break:break-all;">${link}</a></p>` : ""}
+<p style="font-size:13px;line-height:20px;color:${c.muted};margin:0 0 24px;">${has("expiry") ? `${h(`${k}.expiry`)} ` : ""}${h(`${k}.ignore`)}</p></td></tr>
 <tr><td style="padding:16px 32px 24px;border-top:1px solid ${c.border};font-size:12px;line-height:18px;color:${c.muted};">${h("mail.footer")}<br>
 <a href="${escapeHtml(brand.links.privacy)}" style="color:${c.primary};">${h("footer.privacy")}</a> · <a href="${escapeHtml(brand.links.terms)}" style="color:${c.primary};">${h("footer.terms")}</a></td></tr>
 </table></td></tr></table></body></html>`;

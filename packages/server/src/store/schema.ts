@@ -21,6 +21,8 @@ export interface UsersTable {
   updated_at: number;
   /** JSON of where the sign-up came from (utm_*, referer, product code, trial flags). */
   signup_meta: string | null;
+  /** JSON of the set-up survey's answers (invited users). */
+  marketing_info: string | null;
 }
 
 export interface SessionsTable {

@@ -61,6 +61,16 @@ export const sessionsStore = {
     return Number(result.numDeletedRows);
   },
 
+  /** Ends a user's sessions except one (the one changing the password keeps working). */
+  deleteOthersForUser: async (db: Db, userId: string, keepId: string): Promise<number> => {
+    const result = await db
+      .deleteFrom("sessions")
+      .where("user_id", "=", userId)
+      .where("id", "!=", keepId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<number> => {
     const result = await db
       .deleteFrom("sessions")

@@ -1,0 +1,97 @@
+import { api, RATE_LIMITS } from "@gatehouse/contract";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { changePassword } from "../accounts/change-password.ts";
+import {
+  type PasswordRefusal,
+  passwordCodeStatus,
+  requestRecovery,
+  resetPassword,
+  setupPassword,
+} from "../accounts/recovery.ts";
+import { ApiError } from "../http/errors.ts";
+import { limit } from "../http/rate-limit.ts";
+import type { Services } from "../services.ts";
+import { originOf } from "./register.ts";
+
+/** Fastify's form of a contract path: `{code}` → `:code`. */
+const fastifyPath = (path: string) => `/api${path.replace(/\{(\w+)\}/gu, ":$1")}`;
+
+function refuse(
+  refusal: PasswordRefusal | "current_password_incorrect" | "password_not_allowed" | "user_temporarily_blocked",
+): never {
+  if (refusal === "common_password")
+    throw new ApiError("invalid_request", { fields: [{ field: "password", message: "validation.password.common" }] });
+  if (refusal === "current_password_incorrect") {
+    throw new ApiError("current_password_incorrect", {
+      fields: [{ field: "oldPassword", message: "errors.current_password_incorrect" }],
+    });
+  }
+  if (refusal === "user_temporarily_blocked") throw new ApiError(refusal, { temporary: true });
+  throw new ApiError(refusal, refusal.startsWith("code_") ? { temporary: false } : {});
+}
+
+/** Passwords (spec §7): recover, code status, reset, set up (invited users), change. */
+export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { db, config } = services;
+
+  app.post(
+    `/api${api.recover.path}`,
+    { schema: { body: api.recover.body }, config: limit(RATE_LIMITS.recover) },
+    async (request) => {
+      await requestRecovery(db, request.body.email, originOf(request, services, request.body.returnTo));
+      services.mail.kick();
+      return {};
+    },
+  );
+
+  app.get<{ Params: { code: string } }>(
+    fastifyPath(api.recoverStatus.path),
+    { config: limit(RATE_LIMITS.codeCheck) },
+    async (request) => ({
+      status: await passwordCodeStatus(db, request.params.code),
+    }),
+  );
+
+  app.post(
+    `/api${api.resetPassword.path}`,
+    { schema: { body: api.resetPassword.body }, config: limit(RATE_LIMITS.setPassword) },
+    async (request) => {
+      const outcome = await resetPassword(db, request.body.code, request.body.password, config.publicUrl);
+      if (!outcome.ok) refuse(outcome.refusal);
+      services.mail.kick();
+      return {};
+    },
+  );
+
+  app.post(
+    `/api${api.setupPassword.path}`,
+    { schema: { body: api.setupPassword.body }, config: limit(RATE_LIMITS.setPassword) },
+    async (request, reply) => {
+      const outcome = await setupPassword(db, request.body.code, request.body.password, request.body.marketingInfo);
+      if (!outcome.ok) refuse(outcome.refusal);
+      if (outcome.user.status !== "active") throw new ApiError("user_disabled");
+      // The mailed code proved the address: the new user is signed in and continues to the customer portal.
+      await app.signIn(request, reply, outcome.user.id);
+      return {};
+    },
+  );
+
+  app.post(
+    `/api${api.changePassword.path}`,
+    { schema: { body: api.changePassword.body }, config: limit(RATE_LIMITS.setPassword) },
+    async (request) => {
+      const session = request.session.user;
+      if (!session) throw new ApiError("not_authenticated");
+      const outcome = await changePassword(db, {
+        userId: session.user_id,
+        sessionToken: request.session.token,
+        oldPassword: request.body.oldPassword,
+        password: request.body.password,
+        publicUrl: config.publicUrl,
+      });
+      if (!outcome.ok) refuse(outcome.refusal);
+      services.mail.kick();
+      return {};
+    },
+  );
+};

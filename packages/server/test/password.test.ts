@@ -1,0 +1,250 @@
+import { PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../src/admin/cli.ts";
+import { passwordCodeStatus, resetPassword } from "../src/accounts/recovery.ts";
+import { createUser, disableUser, findUserByEmail } from "../src/accounts/users.ts";
+import { usersStore } from "../src/store/users.ts";
+import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { linkIn, TestSmtp } from "./smtp.ts";
+
+let server: TestServer;
+let smtp: TestSmtp;
+let ip = 0;
+const client = () => new Client(server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}` }).start();
+const OLD = "Granite-Kettle-58";
+const NEW = "Copper-Lantern-91!";
+
+async function person(email: string, extra: Parameters<typeof createUser>[1] extends infer T ? Partial<T> : never = {}) {
+  return createUser(server.app.db, { email, password: OLD, firstName: "Pat", lastName: "Lee", countryCode: "DE", ...extra });
+}
+
+const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
+async function nextMail(address: string, count: number) {
+  await server.app.services.mail.runOnce();
+  const deadline = Date.now() + 10_000;
+  while (mailsTo(address).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  const mail = mailsTo(address)[count - 1];
+  if (!mail) throw new Error(`mail #${count} to ${address} did not arrive`);
+  return mail;
+}
+
+beforeAll(async () => {
+  smtp = await new TestSmtp().start();
+  server = await startServer({ env: { SMTP_URL: smtp.url, TRUST_PROXY: "true" } });
+});
+afterAll(async () => {
+  await server.close();
+  await smtp.stop();
+});
+
+describe("POST /api/account/recover", () => {
+  it("answers a known and an unknown address with the same status and body, and mails only the known one", async () => {
+    await person("known@example.com");
+    const known = await (await client()).post("/api/account/recover", { email: "known@example.com" });
+    const unknown = await (await client()).post("/api/account/recover", { email: "unknown@example.com" });
+    expect([known.status, unknown.status]).toEqual([200, 200]);
+    expect(known.text).toBe(unknown.text);
+    const mail = await nextMail("known@example.com", 1);
+    expect(linkIn(mail, "/account/password-reset").searchParams.get("code")).toMatch(/^[\w-]{43}$/u);
+    expect(mailsTo("unknown@example.com")).toHaveLength(0);
+  });
+
+  it("takes the same time for a known and an unknown address (within noise)", async () => {
+    await person("timing@example.com");
+    const time = async (email: string) => {
+      const c = await client();
+      const start = performance.now();
+      await c.post("/api/account/recover", { email });
+      return performance.now() - start;
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      known.push(await time("timing@example.com"));
+      unknown.push(await time(`nobody-${i}@example.com`));
+    }
+    const ratio = median(known) / median(unknown);
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(2);
+  });
+
+  it("sends a pending account a fresh activation link instead, and an invited one a set-up link", async () => {
+    await person("pending-r@example.com", { status: "pending" });
+    await (await client()).post("/api/account/recover", { email: "pending-r@example.com" });
+    expect(linkIn(await nextMail("pending-r@example.com", 1), "/account/activate").searchParams.get("code")).toBeTruthy();
+
+    expect((await runAdmin(["user:invite", "--email", "invited-r@example.com"], envOf(server))).code).toBe(0);
+    await (await client()).post("/api/account/recover", { email: "invited-r@example.com" });
+    const mail = await nextMail("invited-r@example.com", 2);
+    expect(linkIn(mail, "/account/password-setup").searchParams.get("code")).toBeTruthy();
+  });
+
+  it("mails at most three recovery links an hour to one address, whoever asks, with the same answer", async () => {
+    await person("bombed@example.com");
+    for (let i = 0; i < 5; i++) {
+      const answer = await (await client()).post("/api/account/recover", { email: "bombed@example.com" });
+      expect(answer.status).toBe(200);
+    }
+    await server.app.services.mail.runOnce();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mailsTo("bombed@example.com")).toHaveLength(3);
+  });
+
+  it("is limited per client address too", async () => {
+    const c = await client();
+    let last = await c.post("/api/account/recover", { email: "x0@example.com" });
+    for (let i = 1; i <= 12 && last.status !== 429; i++) last = await c.post("/api/account/recover", { email: `x${i}@example.com` });
+    expectErrorObject(last, 429, "rate_limited");
+  });
+});
+
+describe("reset", () => {
+  async function resetCode(email: string, mailNumber = 1) {
+    await (await client()).post("/api/account/recover", { email });
+    return linkIn(await nextMail(email, mailNumber), "/account/password-reset").searchParams.get("code") ?? "";
+  }
+
+  it("tells a code's state without using it", async () => {
+    await person("status@example.com");
+    const code = await resetCode("status@example.com");
+    const c = await client();
+    expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
+    expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
+    expect((await c.get(`/api/account/recover/${"x".repeat(43)}`)).json).toEqual({ status: "invalid" });
+    expect(await passwordCodeStatus(server.app.db, code, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toBe("expired");
+  });
+
+  it("refuses weak passwords on the server", async () => {
+    await person("weakreset@example.com");
+    const code = await resetCode("weakreset@example.com");
+    const c = await client();
+    const rules = expectErrorObject(await c.post("/api/account/reset_password", { code, password: "alllowercase1!" }), 400, "invalid_request");
+    expect(rules.fields).toEqual([{ field: "password", message: "validation.password.rules" }]);
+    const long = expectErrorObject(await c.post("/api/account/reset_password", { code, password: `Aa1!${"x".repeat(61)}` }), 400, "invalid_request");
+    expect(long.fields).toEqual([{ field: "password", message: "validation.password.registerMax" }]);
+    // The code survives refused attempts.
+    expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
+  });
+
+  it("sets the new password once, ends every session, lifts a block and mails a notice", async () => {
+    await person("reset@example.com");
+    const signedIn = await client();
+    expect((await signedIn.login("reset@example.com", OLD)).status).toBe(200);
+    for (let i = 0; i < 5; i++) await (await client()).login("reset@example.com", "wrong password");
+    const code = await resetCode("reset@example.com");
+    const c = await client();
+    expect((await c.post("/api/account/reset_password", { code, password: NEW })).status).toBe(200);
+    expectErrorObject(await c.post("/api/account/reset_password", { code, password: NEW }), 410, "code_used");
+    expect((await signedIn.get("/api/session")).status).toBe(401);
+    expectErrorObject(await (await client()).login("reset@example.com", OLD), 401, "invalid_authentication");
+    expect((await (await client()).login("reset@example.com", NEW)).status).toBe(200);
+    const notice = await nextMail("reset@example.com", 2);
+    expect(notice.text).toContain("password of your Gatehouse account was just changed");
+  });
+
+  it("refuses an expired code", async () => {
+    await person("expired@example.com");
+    const code = await resetCode("expired@example.com");
+    expect(await resetPassword(server.app.db, code, NEW, server.config.publicUrl, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toEqual({
+      ok: false,
+      refusal: "code_expired",
+    });
+  });
+});
+
+describe("set up (invited users)", () => {
+  const answers = { marketingSource: "Event", platformOfInterest: "Revit", role: "Architect" };
+
+  it("invites by CLI, checks the survey, sets the password, activates and signs in", async () => {
+    expect(await runAdmin(["user:invite", "--email", "invitee@example.com", "--brand", "archviz"], envOf(server))).toMatchObject({ code: 0 });
+    const mail = await nextMail("invitee@example.com", 1);
+    expect(mail.text).toContain("Enscape");
+    const code = linkIn(mail, "/account/password-setup").searchParams.get("code") ?? "";
+    const c = await client();
+    expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
+    const missing = expectErrorObject(
+      await c.post("/api/account/setup_password", { code, password: NEW, marketingInfo: { marketingSource: "Other", platformOfInterest: "", role: "Wizard" } }),
+      400,
+      "invalid_request",
+    );
+    expect(missing.fields).toEqual(
+      expect.arrayContaining([
+        { field: "marketingInfo.marketingSourceOther", message: "validation.required" },
+        { field: "marketingInfo.platformOfInterest", message: "validation.required" },
+        { field: "marketingInfo.role", message: "validation.required" },
+      ]),
+    );
+    const done = await c.post("/api/account/setup_password", {
+      code,
+      password: NEW,
+      marketingInfo: { ...answers, marketingSource: "Other", marketingSourceOther: "  A podcast  ", phoneNumber: "+49 30 1234567" },
+    });
+    expect(done.status).toBe(200);
+    expect((await c.get("/api/session")).json.Email).toBe("invitee@example.com");
+    const user = await findUserByEmail(server.app.db, "invitee@example.com");
+    expect(user?.status).toBe("active");
+    expect(JSON.parse(user?.marketing_info ?? "{}")).toMatchObject({ marketingSource: "Other", marketingSourceOther: "A podcast", role: "Architect" });
+    expectErrorObject(await c.post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }), 410, "code_used");
+    expect((await (await client()).login("invitee@example.com", NEW)).status).toBe(200);
+  });
+
+  it("refuses a reset code for set-up and a set-up code for reset", async () => {
+    await person("purpose@example.com");
+    await (await client()).post("/api/account/recover", { email: "purpose@example.com" });
+    const code = linkIn(await nextMail("purpose@example.com", 1), "/account/password-reset").searchParams.get("code");
+    expectErrorObject(await (await client()).post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }), 404, "code_invalid");
+  });
+});
+
+describe("POST /api/account/change_password", () => {
+  it("needs a session", async () => {
+    expectErrorObject(await (await client()).post("/api/account/change_password", { oldPassword: OLD, password: NEW }), 401, "not_authenticated");
+  });
+
+  it("puts a wrong current password on the old-password field, and counts it toward the block", async () => {
+    await person("changer@example.com");
+    const c = await client();
+    await c.login("changer@example.com", OLD);
+    const wrong = expectErrorObject(await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }), 400, "current_password_incorrect");
+    expect(wrong.fields).toEqual([{ field: "oldPassword", message: "errors.current_password_incorrect" }]);
+    for (let i = 0; i < 3; i++) await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW });
+    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }), 429, "user_temporarily_blocked");
+    expectErrorObject(await (await client()).login("changer@example.com", OLD), 429, "user_temporarily_blocked");
+  });
+
+  it("changes the password, clears RequiredPasswordUpdate, keeps this session and ends the others", async () => {
+    const user = await person("mover@example.com");
+    await usersStore.update(server.app.db, user.id, { required_password_update: 1 });
+    const other = await client();
+    await other.login("mover@example.com", OLD);
+    const c = await client();
+    expect((await c.login("mover@example.com", OLD)).json.RequiredPasswordUpdate).toBe(true);
+    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: OLD, password: "short" }), 400, "invalid_request");
+    expect((await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW })).status).toBe(200);
+    expect((await c.get("/api/session")).status).toBe(200);
+    expect((await other.get("/api/session")).status).toBe(401);
+    expect((await findUserByEmail(server.app.db, "mover@example.com"))?.required_password_update).toBe(0);
+    expect((await nextMail("mover@example.com", 1)).text).toContain("was just changed");
+  });
+
+  it("refuses an account that has no password to change", async () => {
+    const user = await person("sso@example.com");
+    const c = await client();
+    await c.login("sso@example.com", OLD);
+    await usersStore.update(server.app.db, user.id, { password_allowed: 0 });
+    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW }), 403, "password_not_allowed");
+  });
+
+  it("a disabled account gets no recovery mail", async () => {
+    const user = await person("off-r@example.com");
+    await disableUser(server.app.db, user);
+    await (await client()).post("/api/account/recover", { email: "off-r@example.com" });
+    await server.app.services.mail.runOnce();
+    expect(mailsTo("off-r@example.com")).toHaveLength(0);
+  });
+});
+
+function envOf(s: TestServer) {
+  return { DATABASE_URL: s.config.databaseUrl, SESSION_SECRET: "test-secret-that-is-long-enough-123456", NODE_ENV: "test" };
+}
