@@ -1,7 +1,7 @@
 import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launch, screenshot, visit } from "./support.ts";
+import { admin, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -93,7 +93,7 @@ describe("system pages", () => {
   });
 
   it("shows the 404 page for a screen that belongs to later work", async () => {
-    const { page, context } = await visit(browser, "/account/recover");
+    const { page, context } = await visit(browser, "/trial/login");
     await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
     await context.close();
   });
@@ -196,6 +196,58 @@ describe("registration headings by return address (spec §2)", () => {
     await email.waitFor();
     expect(await email.inputValue()).toBe("preset@example.com");
     expect(await email.getAttribute("readonly")).not.toBeNull();
+    await context.close();
+  });
+});
+
+describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
+  const brand = BRANDS[id];
+  it("shows Forgot password", async () => {
+    const { page, context } = await visit(browser, `/account/recover?theme=${id}`);
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    expect(await page.title()).toBe(`Recover password | ${brand.name}`);
+    expect(await page.getByLabel("Email").isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Recover" }).isVisible()).toBe(true);
+    await screenshot(page, `recover-${id}`);
+    await context.close();
+  });
+
+  it("shows a reset link that cannot be used, and a set-up link that cannot be used", async () => {
+    const { page, context } = await visit(browser, `/account/password-reset?theme=${id}&code=${"y".repeat(43)}`);
+    await page.getByRole("heading", { name: "This link cannot be used" }).waitFor();
+    expect(await page.title()).toBe(`Reset password | ${brand.name}`);
+    await screenshot(page, `reset-invalid-${id}`);
+    await page.goto(`/account/password-setup?theme=${id}`);
+    await page.getByRole("heading", { name: "This link cannot be used" }).waitFor();
+    expect(await page.title()).toBe(`Setup password | ${brand.name}`);
+    await context.close();
+  });
+
+  it("shows Change password to a signed-in user", async () => {
+    const email = uniqueEmail(`change-${id}`);
+    await admin(
+      "user:create",
+      "--email",
+      email,
+      "--password",
+      "Granite-Kettle-58",
+      "--first",
+      "A",
+      "--last",
+      "B",
+      "--country",
+      "DE",
+    );
+    const { page, context } = await visit(
+      browser,
+      `/?theme=${id}&return_to=${encodeURIComponent("/account/password-change")}`,
+    );
+    await signIn(page, email, "Granite-Kettle-58");
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    expect(await page.title()).toBe(`Change password | ${brand.name}`);
+    expect(await page.getByLabel("Current password", { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByLabel("New password", { exact: true }).isVisible()).toBe(true);
+    await screenshot(page, `change-${id}`);
     await context.close();
   });
 });

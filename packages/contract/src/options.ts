@@ -49,4 +49,8 @@ export const ROLES = [
 ] as const;
 
 /** Product and company names are shown as they are; every other option has words in the catalogs (setup.options). */
-export const OPTION_PROPER_NAMES: ReadonlySet<string> = new Set(["Google", "Meta", ...PLATFORMS.filter((p) => p !== "Other")]);
+export const OPTION_PROPER_NAMES: ReadonlySet<string> = new Set([
+  "Google",
+  "Meta",
+  ...PLATFORMS.filter((p) => p !== "Other"),
+]);

@@ -14,7 +14,6 @@ import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
 import { sessionPlugin } from "./http/session.ts";
-import { loadMailCatalogs } from "./mail/render.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
 import { activationRoutes } from "./routes/activation.ts";
@@ -42,7 +41,6 @@ export async function buildApp(
   const { db, kind } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
-  await loadMailCatalogs();
 
   const app = Fastify({
     logger:

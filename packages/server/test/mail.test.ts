@@ -1,11 +1,9 @@
 import { BRAND_IDS, BRANDS, LANGUAGE_CODES, loadCatalog } from "@gatehouse/contract";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
 import { retryDelay } from "../src/mail/outbox.ts";
-import { loadMailCatalogs, renderMail } from "../src/mail/render.ts";
+import { renderMail } from "../src/mail/render.ts";
 import { startServer, tempDir } from "./harness.ts";
-
-beforeAll(loadMailCatalogs);
 
 const base = {
   kind: "activation" as const,

@@ -1,8 +1,8 @@
 import { PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAdmin } from "../src/admin/cli.ts";
 import { passwordCodeStatus, resetPassword } from "../src/accounts/recovery.ts";
 import { createUser, disableUser, findUserByEmail } from "../src/accounts/users.ts";
+import { runAdmin } from "../src/admin/cli.ts";
 import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
 import { linkIn, TestSmtp } from "./smtp.ts";
@@ -14,8 +14,18 @@ const client = () => new Client(server.url, { "x-forwarded-for": `192.0.2.${(++i
 const OLD = "Granite-Kettle-58";
 const NEW = "Copper-Lantern-91!";
 
-async function person(email: string, extra: Parameters<typeof createUser>[1] extends infer T ? Partial<T> : never = {}) {
-  return createUser(server.app.db, { email, password: OLD, firstName: "Pat", lastName: "Lee", countryCode: "DE", ...extra });
+async function person(
+  email: string,
+  extra: Parameters<typeof createUser>[1] extends infer T ? Partial<T> : never = {},
+) {
+  return createUser(server.app.db, {
+    email,
+    password: OLD,
+    firstName: "Pat",
+    lastName: "Lee",
+    countryCode: "DE",
+    ...extra,
+  });
 }
 
 const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
@@ -72,7 +82,9 @@ describe("POST /api/account/recover", () => {
   it("sends a pending account a fresh activation link instead, and an invited one a set-up link", async () => {
     await person("pending-r@example.com", { status: "pending" });
     await (await client()).post("/api/account/recover", { email: "pending-r@example.com" });
-    expect(linkIn(await nextMail("pending-r@example.com", 1), "/account/activate").searchParams.get("code")).toBeTruthy();
+    expect(
+      linkIn(await nextMail("pending-r@example.com", 1), "/account/activate").searchParams.get("code"),
+    ).toBeTruthy();
 
     expect((await runAdmin(["user:invite", "--email", "invited-r@example.com"], envOf(server))).code).toBe(0);
     await (await client()).post("/api/account/recover", { email: "invited-r@example.com" });
@@ -94,7 +106,8 @@ describe("POST /api/account/recover", () => {
   it("is limited per client address too", async () => {
     const c = await client();
     let last = await c.post("/api/account/recover", { email: "x0@example.com" });
-    for (let i = 1; i <= 12 && last.status !== 429; i++) last = await c.post("/api/account/recover", { email: `x${i}@example.com` });
+    for (let i = 1; i <= 12 && last.status !== 429; i++)
+      last = await c.post("/api/account/recover", { email: `x${i}@example.com` });
     expectErrorObject(last, 429, "rate_limited");
   });
 });
@@ -119,9 +132,17 @@ describe("reset", () => {
     await person("weakreset@example.com");
     const code = await resetCode("weakreset@example.com");
     const c = await client();
-    const rules = expectErrorObject(await c.post("/api/account/reset_password", { code, password: "alllowercase1!" }), 400, "invalid_request");
+    const rules = expectErrorObject(
+      await c.post("/api/account/reset_password", { code, password: "alllowercase1!" }),
+      400,
+      "invalid_request",
+    );
     expect(rules.fields).toEqual([{ field: "password", message: "validation.password.rules" }]);
-    const long = expectErrorObject(await c.post("/api/account/reset_password", { code, password: `Aa1!${"x".repeat(61)}` }), 400, "invalid_request");
+    const long = expectErrorObject(
+      await c.post("/api/account/reset_password", { code, password: `Aa1!${"x".repeat(61)}` }),
+      400,
+      "invalid_request",
+    );
     expect(long.fields).toEqual([{ field: "password", message: "validation.password.registerMax" }]);
     // The code survives refused attempts.
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
@@ -146,7 +167,9 @@ describe("reset", () => {
   it("refuses an expired code", async () => {
     await person("expired@example.com");
     const code = await resetCode("expired@example.com");
-    expect(await resetPassword(server.app.db, code, NEW, server.config.publicUrl, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toEqual({
+    expect(
+      await resetPassword(server.app.db, code, NEW, server.config.publicUrl, Date.now() + PASSWORD_RESET_TTL_MS + 1),
+    ).toEqual({
       ok: false,
       refusal: "code_expired",
     });
@@ -157,14 +180,20 @@ describe("set up (invited users)", () => {
   const answers = { marketingSource: "Event", platformOfInterest: "Revit", role: "Architect" };
 
   it("invites by CLI, checks the survey, sets the password, activates and signs in", async () => {
-    expect(await runAdmin(["user:invite", "--email", "invitee@example.com", "--brand", "archviz"], envOf(server))).toMatchObject({ code: 0 });
+    expect(
+      await runAdmin(["user:invite", "--email", "invitee@example.com", "--brand", "archviz"], envOf(server)),
+    ).toMatchObject({ code: 0 });
     const mail = await nextMail("invitee@example.com", 1);
     expect(mail.text).toContain("Enscape");
     const code = linkIn(mail, "/account/password-setup").searchParams.get("code") ?? "";
     const c = await client();
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
     const missing = expectErrorObject(
-      await c.post("/api/account/setup_password", { code, password: NEW, marketingInfo: { marketingSource: "Other", platformOfInterest: "", role: "Wizard" } }),
+      await c.post("/api/account/setup_password", {
+        code,
+        password: NEW,
+        marketingInfo: { marketingSource: "Other", platformOfInterest: "", role: "Wizard" },
+      }),
       400,
       "invalid_request",
     );
@@ -178,14 +207,27 @@ describe("set up (invited users)", () => {
     const done = await c.post("/api/account/setup_password", {
       code,
       password: NEW,
-      marketingInfo: { ...answers, marketingSource: "Other", marketingSourceOther: "  A podcast  ", phoneNumber: "+49 30 1234567" },
+      marketingInfo: {
+        ...answers,
+        marketingSource: "Other",
+        marketingSourceOther: "  A podcast  ",
+        phoneNumber: "+49 30 1234567",
+      },
     });
     expect(done.status).toBe(200);
     expect((await c.get("/api/session")).json.Email).toBe("invitee@example.com");
     const user = await findUserByEmail(server.app.db, "invitee@example.com");
     expect(user?.status).toBe("active");
-    expect(JSON.parse(user?.marketing_info ?? "{}")).toMatchObject({ marketingSource: "Other", marketingSourceOther: "A podcast", role: "Architect" });
-    expectErrorObject(await c.post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }), 410, "code_used");
+    expect(JSON.parse(user?.marketing_info ?? "{}")).toMatchObject({
+      marketingSource: "Other",
+      marketingSourceOther: "A podcast",
+      role: "Architect",
+    });
+    expectErrorObject(
+      await c.post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }),
+      410,
+      "code_used",
+    );
     expect((await (await client()).login("invitee@example.com", NEW)).status).toBe(200);
   });
 
@@ -193,23 +235,40 @@ describe("set up (invited users)", () => {
     await person("purpose@example.com");
     await (await client()).post("/api/account/recover", { email: "purpose@example.com" });
     const code = linkIn(await nextMail("purpose@example.com", 1), "/account/password-reset").searchParams.get("code");
-    expectErrorObject(await (await client()).post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }), 404, "code_invalid");
+    expectErrorObject(
+      await (await client()).post("/api/account/setup_password", { code, password: NEW, marketingInfo: answers }),
+      404,
+      "code_invalid",
+    );
   });
 });
 
 describe("POST /api/account/change_password", () => {
   it("needs a session", async () => {
-    expectErrorObject(await (await client()).post("/api/account/change_password", { oldPassword: OLD, password: NEW }), 401, "not_authenticated");
+    expectErrorObject(
+      await (await client()).post("/api/account/change_password", { oldPassword: OLD, password: NEW }),
+      401,
+      "not_authenticated",
+    );
   });
 
   it("puts a wrong current password on the old-password field, and counts it toward the block", async () => {
     await person("changer@example.com");
     const c = await client();
     await c.login("changer@example.com", OLD);
-    const wrong = expectErrorObject(await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }), 400, "current_password_incorrect");
+    const wrong = expectErrorObject(
+      await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }),
+      400,
+      "current_password_incorrect",
+    );
     expect(wrong.fields).toEqual([{ field: "oldPassword", message: "errors.current_password_incorrect" }]);
-    for (let i = 0; i < 3; i++) await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW });
-    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }), 429, "user_temporarily_blocked");
+    for (let i = 0; i < 3; i++)
+      await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW });
+    expectErrorObject(
+      await c.post("/api/account/change_password", { oldPassword: "not it at all", password: NEW }),
+      429,
+      "user_temporarily_blocked",
+    );
     expectErrorObject(await (await client()).login("changer@example.com", OLD), 429, "user_temporarily_blocked");
   });
 
@@ -220,7 +279,11 @@ describe("POST /api/account/change_password", () => {
     await other.login("mover@example.com", OLD);
     const c = await client();
     expect((await c.login("mover@example.com", OLD)).json.RequiredPasswordUpdate).toBe(true);
-    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: OLD, password: "short" }), 400, "invalid_request");
+    expectErrorObject(
+      await c.post("/api/account/change_password", { oldPassword: OLD, password: "short" }),
+      400,
+      "invalid_request",
+    );
     expect((await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW })).status).toBe(200);
     expect((await c.get("/api/session")).status).toBe(200);
     expect((await other.get("/api/session")).status).toBe(401);
@@ -233,7 +296,11 @@ describe("POST /api/account/change_password", () => {
     const c = await client();
     await c.login("sso@example.com", OLD);
     await usersStore.update(server.app.db, user.id, { password_allowed: 0 });
-    expectErrorObject(await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW }), 403, "password_not_allowed");
+    expectErrorObject(
+      await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW }),
+      403,
+      "password_not_allowed",
+    );
   });
 
   it("a disabled account gets no recovery mail", async () => {
@@ -246,5 +313,9 @@ describe("POST /api/account/change_password", () => {
 });
 
 function envOf(s: TestServer) {
-  return { DATABASE_URL: s.config.databaseUrl, SESSION_SECRET: "test-secret-that-is-long-enough-123456", NODE_ENV: "test" };
+  return {
+    DATABASE_URL: s.config.databaseUrl,
+    SESSION_SECRET: "test-secret-that-is-long-enough-123456",
+    NODE_ENV: "test",
+  };
 }

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { CAPTCHA_ANSWER_MAX, EMAIL_MAX } from "../constants.ts";
 import { MARKETING_SOURCES, PLATFORMS, ROLES } from "../options.ts";
-import { normalizeText } from "../text.ts";
 import {
   countryRule,
   emailRule,
@@ -13,6 +12,7 @@ import {
   oldPasswordRule,
   registerPasswordRule,
 } from "../rules.ts";
+import { normalizeText } from "../text.ts";
 
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
 export const Empty = z.object({});
@@ -152,7 +152,12 @@ export const MarketingInfo = z
     phoneNumber: z
       .string()
       .transform(normalizeText)
-      .pipe(z.string().max(32).regex(/^[+\d\s().-]*$/u, { error: "validation.phone" }))
+      .pipe(
+        z
+          .string()
+          .max(32)
+          .regex(/^[+\d\s().-]*$/u, { error: "validation.phone" }),
+      )
       .optional(),
   })
   .superRefine((info, ctx) => {
@@ -161,7 +166,8 @@ export const MarketingInfo = z
       ["platformOfInterest", "platformOfInterestOther"],
       ["role", "roleOther"],
     ] as const) {
-      if (info[select] === "Other" && !info[text]) ctx.addIssue({ code: "custom", path: [text], message: "validation.required" });
+      if (info[select] === "Other" && !info[text])
+        ctx.addIssue({ code: "custom", path: [text], message: "validation.required" });
     }
   });
 export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });

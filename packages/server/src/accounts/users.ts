@@ -24,6 +24,8 @@ export const NewUser = z.object({
   lastName: lastNameRule.optional(),
   countryCode: countryRule.optional(),
   status: z.enum(["pending", "active"]).default("active"),
+  /** The user must choose a new password at the next sign-in (spec §4: accounts being merged). */
+  requirePasswordUpdate: z.boolean().default(false),
   language: z.string().default("en"),
   brand: z.string().default("default"),
 });
@@ -52,7 +54,7 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
     status: data.status,
     customer_number: null,
     password_allowed: 1,
-    required_password_update: 0,
+    required_password_update: data.requirePasswordUpdate ? 1 : 0,
     // A profile without names or country must be completed after sign-in (spec §4).
     required_profile_update: data.firstName && data.lastName && data.countryCode ? 0 : 1,
     language: data.language,

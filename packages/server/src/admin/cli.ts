@@ -19,7 +19,7 @@ import type { UserRow } from "../store/schema.ts";
 const USAGE = `Usage: npm run admin -- <command> [--flags]
 
 Commands:
-  user:create  --email E --password P [--first F --last L --country CC --inactive]
+  user:create  --email E --password P [--first F --last L --country CC --inactive --must-change-password]
   user:invite  --email E [--brand B]   create an account without a password and mail its set-up link
   user:disable --email E     disable the account and end its sessions
   user:enable  --email E
@@ -58,6 +58,7 @@ const COMMANDS: Record<string, Command> = {
       lastName: optional(flags.last),
       countryCode: optional(flags.country),
       status: flags.inactive ? "pending" : "active",
+      requirePasswordUpdate: flags["must-change-password"] === true,
     });
     return `created ${user.email} (${user.id}, ${user.status})`;
   },
@@ -118,6 +119,7 @@ export async function runAdmin(
         last: { type: "string" },
         country: { type: "string" },
         inactive: { type: "boolean" },
+        "must-change-password": { type: "boolean" },
         brand: { type: "string" },
       },
       strict: true,

@@ -22,17 +22,14 @@ export interface RenderedMail {
 /** The mail kinds and the catalog section each takes its words from. */
 export type MailKind = "activation" | "password_reset" | "password_changed" | "password_setup";
 
-const catalogs = new Map<Language, Catalog>();
-
-/** Loads all nine catalogs once at start; mail is rendered in the recipient's language. */
-export async function loadMailCatalogs(): Promise<void> {
-  for (const language of LANGUAGE_CODES) catalogs.set(language, await loadCatalog(language));
-}
+/** All nine catalogs, loaded once when the module loads: mail is rendered in the recipient's language. */
+const catalogs = new Map<Language, Catalog>(
+  await Promise.all(LANGUAGE_CODES.map(async (language) => [language, await loadCatalog(language)] as const)),
+);
 
 function words(language: Language) {
-  const catalog = catalogs.get(language) ?? catalogs.get("en");
-  if (!catalog) throw new Error("loadMailCatalogs() first");
   const english = catalogs.get("en") as Catalog;
+  const catalog = catalogs.get(language) ?? english;
   return (key: string, vars: Record<string, string> = {}, html = false) => {
     const template = lookup(catalog, key) ?? lookup(english, key) ?? key;
     return template.replace(/\{\{(\w+)\}\}/gu, (_, name: string) => {

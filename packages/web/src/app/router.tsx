@@ -20,6 +20,10 @@ const SCREENS: Partial<Record<RouteId, () => Promise<ScreenModule>>> = {
   REGISTER_COMPLETE: () => import("../screens/register/RegisterComplete.tsx"),
   ACCOUNT_ACTIVATE: () => import("../screens/activate/Activate.tsx"),
   TRIAL_ACTIVATE_LOGIN: () => import("../screens/activate/ActivateLogin.tsx"),
+  PASSWORD_RECOVER: () => import("../screens/password/Recover.tsx"),
+  PASSWORD_RESET: () => import("../screens/password/Reset.tsx"),
+  PASSWORD_SETUP: () => import("../screens/password/Setup.tsx"),
+  PASSWORD_CHANGE: () => import("../screens/password/Change.tsx"),
 };
 
 function loaderFor(id: RouteId): LoaderFunction | undefined {

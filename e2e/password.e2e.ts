@@ -1,0 +1,158 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
+import { type Service, startService } from "./global.ts";
+import { adminOn, launch, screenshot, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+
+let browser: Browser;
+let smtp: TestSmtp;
+let service: Service;
+const OLD = "Granite-Kettle-58";
+const NEW = "Copper-Lantern-91!";
+
+beforeAll(async () => {
+  browser = await launch();
+  smtp = await new TestSmtp().start();
+  service = await startService({ SMTP_URL: smtp.url });
+});
+afterAll(async () => {
+  await browser.close();
+  await service.stop();
+  await smtp.stop();
+});
+
+const create = (email: string, ...flags: string[]) =>
+  adminOn(
+    service.databaseUrl,
+    "user:create",
+    "--email",
+    email,
+    "--password",
+    OLD,
+    "--first",
+    "Ida",
+    "--last",
+    "Lund",
+    "--country",
+    "SE",
+    ...flags,
+  );
+
+describe("passwords", () => {
+  it("forgot → mail → reset → only the new password signs in", async () => {
+    const email = uniqueEmail("forgot");
+    await create(email);
+    const { page, context } = await visit(browser, "/?theme=archviz", {}, service.baseUrl);
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByText(`If an account with ${email} is found`).waitFor();
+
+    const link = linkIn(await smtp.waitFor(email), "/account/password-reset");
+    // In production the visualisation brand's host name picks its theme; here the theme parameter stands in.
+    link.searchParams.set("theme", "archviz");
+    await page.goto(link.href);
+    await page.getByRole("heading", { name: "Choose a new password" }).waitFor();
+    await page.getByLabel("New password", { exact: true }).fill(NEW);
+    // The visualisation brand's button reads Recover (spec §2).
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByText("Your password was changed. You can now sign in with it.").waitFor();
+
+    await page.goto("/?theme=archviz");
+    expect((await signIn(page, email, OLD)).status()).toBe(401);
+    expect((await signIn(page, email, NEW)).status()).toBe(200);
+    await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    await context.close();
+  });
+
+  it("an invited user sets a password with the survey, then signs in", async () => {
+    const email = uniqueEmail("invite");
+    expect(await adminOn(service.databaseUrl, "user:invite", "--email", email)).toContain("invited");
+    const link = linkIn(await smtp.waitFor(email), "/account/password-setup");
+    const { page, context } = await visit(browser, link.pathname + link.search, {}, service.baseUrl);
+    await stubExternalSites(context);
+    await page.getByRole("heading", { name: "Set up your password" }).waitFor();
+    await page.getByText("Tell us more about yourself").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill(NEW);
+    await page.getByRole("combobox", { name: "How did you hear about us?" }).selectOption("Other");
+    await page.getByRole("button", { name: "SET PASSWORD" }).click();
+    await page.getByText("Required field.").first().waitFor();
+    await page.getByLabel("How else did you hear about us?").fill("A colleague's blog");
+    await page.getByRole("combobox", { name: "Which platform are you most interested in?" }).selectOption("SketchUp");
+    await page.getByRole("combobox", { name: "What is your role?" }).selectOption("Architect");
+    await page.getByLabel("Phone number (optional)").fill("+46 8 123 456");
+    await screenshot(page, "setup-password");
+    await page.getByRole("button", { name: "SET PASSWORD" }).click();
+    await page.getByText("Your password is set. Taking you to the customer portal...").waitFor();
+    await page.waitForURL("https://portal.gatehouse.example/");
+    await context.close();
+
+    const again = await visit(browser, "/?theme=archviz", {}, service.baseUrl);
+    expect((await signIn(again.page, email, NEW)).status()).toBe(200);
+    await again.context.close();
+  });
+
+  it("changes the password: a wrong current password first, then the right one", async () => {
+    const email = uniqueEmail("change");
+    await create(email);
+    const { page, context } = await visit(browser, "/account/password-change", {}, service.baseUrl);
+    // Login required: a visitor goes to sign-in and comes back.
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    expect(new URL(page.url()).searchParams.get("return_to")).toContain("/account/password-change");
+    await signIn(page, email, OLD);
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    expect(await page.getByRole("link", { name: "Back" }).isVisible()).toBe(true);
+    await page.getByLabel("Current password", { exact: true }).fill("not my password");
+    await page.getByLabel("New password", { exact: true }).fill(NEW);
+    await page.getByRole("button", { name: "Change Password" }).click();
+    await page.getByText("Your current password is incorrect.").waitFor();
+    await page.getByLabel("Current password", { exact: true }).fill(OLD);
+    await page.getByRole("button", { name: "Change Password" }).click();
+    await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
+    await smtp.waitFor(email);
+    await context.close();
+  });
+
+  it("sends a user who must change the password there from sign-in, with the merge banner and no back link", async () => {
+    const email = uniqueEmail("merge");
+    await create(email, "--must-change-password");
+    const { page, context } = await visit(browser, "/", {}, service.baseUrl);
+    await signIn(page, email, OLD);
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    expect(new URL(page.url()).searchParams.get("required_password_update")).toBe("true");
+    await page.getByText("We are bringing the accounts of our products together").waitFor();
+    expect(await page.getByRole("link", { name: "Back" }).count()).toBe(0);
+    await page.getByLabel("Current password", { exact: true }).fill(OLD);
+    await page.getByLabel("New password", { exact: true }).fill(NEW);
+    await page.getByRole("button", { name: "Change Password" }).click();
+    await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
+    await context.close();
+  });
+
+  it("shows an invalid reset link with a Request a new one button", async () => {
+    const { page, context } = await visit(
+      browser,
+      `/account/password-reset?code=${"x".repeat(43)}`,
+      {},
+      service.baseUrl,
+    );
+    await page.getByText("This link is not valid. Please request a new one.").waitFor();
+    await page.getByRole("link", { name: "Request a new one" }).click();
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await context.close();
+  });
+});
+
+describe("change password's back link", () => {
+  it("never leads off the allow-list", async () => {
+    const email = uniqueEmail("backlink");
+    await create(email);
+    const { page, context } = await visit(browser, "/", {}, service.baseUrl);
+    await signIn(page, email, OLD);
+    await page.goto(`/account/password-change?return_to=${encodeURIComponent("//evil.example/")}`);
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    expect(await page.getByRole("link", { name: "Back" }).getAttribute("href")).toBe("/profile/edit");
+    await context.close();
+  });
+});

@@ -1,0 +1,97 @@
+import { api, ChangePasswordBody, REDIRECT_DELAY_MS, routeUrl, safeReturnTo } from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { useNavigate, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { useT } from "../../ui/useT.ts";
+
+type FormInput = { oldPassword: string; password: string };
+
+/** Change password (spec §2): login required; with required_password_update the merge banner and no back link. */
+export default function Change() {
+  const [params] = useSearchParams();
+  const returnTo = params.get("return_to") ?? undefined;
+  const required = params.has("required_password_update");
+  const { returnPolicy } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  const navigate = useNavigate();
+  const fail = useScreenFailure();
+  usePageTitle(t("titles.changePassword"));
+  const [done, setDone] = useState(false);
+  const [notice, setNotice] = useState<string>();
+  const form = useForm<FormInput>({ resolver: zodResolver(ChangePasswordBody) as never, mode: "onTouched" });
+  const { errors, isSubmitting } = form.formState;
+  const password = form.watch("password") ?? "";
+
+  // Spec §4: after a change, redirect after 2 s ("Redirecting you to login page...").
+  useEffect(() => {
+    if (!done) return;
+    const timer = setTimeout(
+      () => navigate(routeUrl("LOGIN", { return_to: returnTo }), { replace: true }),
+      REDIRECT_DELAY_MS.changePassword,
+    );
+    return () => clearTimeout(timer);
+  }, [done, navigate, returnTo]);
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setNotice(undefined);
+    try {
+      await gateway().call(api.changePassword, { body: values });
+      setDone(true);
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      if (!(error instanceof ApiError)) return setNotice("network.unexpected");
+      if (error.answer.fields?.length) {
+        for (const f of error.answer.fields)
+          form.setError(f.field as keyof FormInput, { message: f.message }, { shouldFocus: true });
+        return;
+      }
+      setNotice(`errors.${error.code}`);
+    }
+  });
+
+  return (
+    <Layout>
+      <h1>{t("change.heading")}</h1>
+      {required ? <Alert kind="info">{t("change.mergeInfo")}</Alert> : null}
+      {done ? <Alert kind="success">{t("change.success")}</Alert> : null}
+      {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
+      {done ? null : (
+        <form onSubmit={onSubmit} noValidate>
+          <PasswordField
+            label={t("change.oldPassword")}
+            autoComplete="current-password"
+            error={errors.oldPassword?.message}
+            {...form.register("oldPassword")}
+          />
+          <PasswordField
+            label={t("change.newPassword")}
+            autoComplete="new-password"
+            showRules
+            value={password}
+            error={errors.password?.message}
+            {...form.register("password")}
+          />
+          <Button type="submit" disabled={isSubmitting}>
+            {t("change.submit")}
+          </Button>
+        </form>
+      )}
+      {required || done ? null : (
+        <p>
+          <a href={safeReturnTo(returnTo, returnPolicy, routeUrl("ACCOUNT_EDIT"))}>{t("change.back")}</a>
+        </p>
+      )}
+    </Layout>
+  );
+}

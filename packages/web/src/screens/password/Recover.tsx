@@ -1,0 +1,76 @@
+import { api, RecoverBody, routeUrl } from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button, buttonClass } from "../../ui/Button.tsx";
+import { Field } from "../../ui/Field.tsx";
+import { useT } from "../../ui/useT.ts";
+
+const Form = RecoverBody.pick({ email: true });
+
+/** Forgot password (spec §2): an address, Recover, then the same thank-you whether or not the account exists. */
+export default function Recover() {
+  const [params] = useSearchParams();
+  const returnTo = params.get("return_to") ?? undefined;
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  const [sentTo, setSentTo] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+  usePageTitle(t("titles.recoverPassword"));
+  const form = useForm<{ email: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const { errors, isSubmitting } = form.formState;
+
+  const onSubmit = form.handleSubmit(async ({ email }) => {
+    setNotice(undefined);
+    try {
+      await gateway().call(api.recover, { body: { email, returnTo } });
+      setSentTo(email);
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      setNotice(error instanceof ApiError ? `errors.${error.code}` : "network.unexpected");
+    }
+  });
+
+  const signIn = routeUrl("LOGIN", { return_to: returnTo });
+  if (sentTo) {
+    return (
+      <Layout>
+        <h1>{t("recover.thanksHeading")}</h1>
+        <p role="status">{t("recover.thanksBody", { email: sentTo })}</p>
+        <Link className={buttonClass} to={signIn}>
+          {t("recover.backToSignIn")}
+        </Link>
+      </Layout>
+    );
+  }
+  return (
+    <Layout>
+      <h1>{t("recover.heading")}</h1>
+      <p>{t("recover.intro")}</p>
+      {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
+      <form onSubmit={onSubmit} noValidate>
+        <Field
+          label={t("recover.email")}
+          type="email"
+          autoComplete="email"
+          error={errors.email?.message}
+          {...form.register("email")}
+        />
+        <Button type="submit" disabled={isSubmitting}>
+          {t("recover.submit")}
+        </Button>
+      </form>
+      <p>
+        <Link to={signIn}>{t("recover.backToSignIn")}</Link>
+      </p>
+    </Layout>
+  );
+}

@@ -1,0 +1,104 @@
+import { api, ResetPasswordBody, ROUTES, routeUrl } from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button, buttonClass } from "../../ui/Button.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { useT } from "../../ui/useT.ts";
+import { useCodeCheck } from "./code-check.ts";
+
+const Form = ResetPasswordBody.pick({ password: true });
+
+/** Reset password (spec §2): LOADING... while the code is checked, then the new password and Update. */
+export default function Reset() {
+  const [params] = useSearchParams();
+  const code = params.get("code");
+  const { brand } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  usePageTitle(t("titles.resetPassword"));
+  const check = useCodeCheck(code);
+  const [done, setDone] = useState(false);
+  const [failure, setFailure] = useState<{ key: string; guid?: string }>();
+  const form = useForm<{ password: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const { errors, isSubmitting } = form.formState;
+  const password = form.watch("password") ?? "";
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    try {
+      await gateway().call(api.resetPassword, { body: { password: values.password, code: code ?? "" } });
+      setDone(true);
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      if (error instanceof ApiError && error.answer.fields?.length) {
+        for (const f of error.answer.fields)
+          if (f.field === "password") form.setError("password", { message: f.message });
+        return;
+      }
+      setFailure({
+        key: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected",
+        guid: (error as ApiError).answer?.guid,
+      });
+    }
+  });
+
+  if (check.state === "validating") {
+    return (
+      <Layout>
+        <p role="status">{t("reset.loading")}</p>
+      </Layout>
+    );
+  }
+  if (check.state === "invalid" || failure) {
+    return (
+      <Layout>
+        <h1>{t("reset.invalidHeading")}</h1>
+        <Alert kind="error">
+          <p>{tk(failure?.key ?? (check.state === "invalid" ? check.reason : "errors.code_invalid"))}</p>
+          {failure?.guid ? <p>{t("app.ref", { id: failure.guid })}</p> : null}
+        </Alert>
+        <Link className={buttonClass} to={ROUTES.PASSWORD_RECOVER.path}>
+          {t("reset.requestNew")}
+        </Link>
+      </Layout>
+    );
+  }
+  if (done) {
+    return (
+      <Layout>
+        <h1>{t("reset.heading")}</h1>
+        <Alert kind="success">{t("reset.success")}</Alert>
+        <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: params.get("return_to") ?? undefined })}>
+          {t("reset.signIn")}
+        </Link>
+      </Layout>
+    );
+  }
+  return (
+    <Layout>
+      <h1>{t("reset.heading")}</h1>
+      <form onSubmit={onSubmit} noValidate>
+        <PasswordField
+          label={t("reset.newPassword")}
+          autoComplete="new-password"
+          showRules
+          value={password}
+          error={errors.password?.message}
+          {...form.register("password")}
+        />
+        <Button type="submit" disabled={isSubmitting}>
+          {brand.traits.resetButtonRecover ? t("reset.recover") : t("reset.update")}
+        </Button>
+      </form>
+    </Layout>
+  );
+}

@@ -1,0 +1,157 @@
+import {
+  api,
+  MARKETING_SOURCES,
+  OPTION_PROPER_NAMES,
+  PLATFORMS,
+  REDIRECT_DELAY_MS,
+  ROLES,
+  SetupPasswordBody,
+} from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { Field } from "../../ui/Field.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { Select } from "../../ui/Select.tsx";
+import { useT } from "../../ui/useT.ts";
+import { useCodeCheck } from "./code-check.ts";
+
+const Form = SetupPasswordBody.pick({ password: true, marketingInfo: true });
+type Info = {
+  marketingSource: string;
+  marketingSourceOther?: string;
+  platformOfInterest: string;
+  platformOfInterestOther?: string;
+  role: string;
+  roleOther?: string;
+  phoneNumber?: string;
+};
+type FormInput = { password: string; marketingInfo: Info };
+
+const SELECTS = [
+  { name: "marketingSource", options: MARKETING_SOURCES },
+  { name: "platformOfInterest", options: PLATFORMS },
+  { name: "role", options: ROLES },
+] as const;
+
+/** Set up password for invited users (spec §2): the code is checked, then the password and the survey. */
+export default function Setup() {
+  const [params] = useSearchParams();
+  const code = params.get("code");
+  const { brand } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  usePageTitle(t("titles.setupPassword"));
+  const check = useCodeCheck(code);
+  const [done, setDone] = useState(false);
+  const [failure, setFailure] = useState<string>();
+  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const { errors, isSubmitting } = form.formState;
+  const password = form.watch("password") ?? "";
+  const info = form.watch("marketingInfo");
+
+  // Spec §4: after set-up succeeds, wait 2 s, then the customer portal.
+  useEffect(() => {
+    if (!done) return;
+    const timer = setTimeout(() => window.location.assign(brand.links.portal), REDIRECT_DELAY_MS.setupPassword);
+    return () => clearTimeout(timer);
+  }, [done, brand.links.portal]);
+
+  const label = (option: string) => (OPTION_PROPER_NAMES.has(option) ? option : tk(`setup.options.${option}`));
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    try {
+      await gateway().call(api.setupPassword, {
+        body: { code: code ?? "", password: values.password, marketingInfo: values.marketingInfo },
+      });
+      setDone(true);
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      if (error instanceof ApiError && error.answer.fields?.length) {
+        for (const f of error.answer.fields) form.setError(f.field as never, { message: f.message });
+        return;
+      }
+      setFailure(error instanceof ApiError ? `errors.${error.code}` : "network.unexpected");
+    }
+  });
+
+  if (check.state === "validating") {
+    return (
+      <Layout>
+        <p role="status">{t("reset.loading")}</p>
+      </Layout>
+    );
+  }
+  if (check.state === "invalid") {
+    return (
+      <Layout>
+        <h1>{t("reset.invalidHeading")}</h1>
+        <Alert kind="error">{tk(check.reason)}</Alert>
+      </Layout>
+    );
+  }
+  if (done) {
+    return (
+      <Layout>
+        <h1>{t("setup.heading")}</h1>
+        <Alert kind="success">{t("setup.success")}</Alert>
+      </Layout>
+    );
+  }
+  const infoErrors = errors.marketingInfo as Record<string, { message?: string }> | undefined;
+  return (
+    <Layout>
+      <h1>{t("setup.heading")}</h1>
+      {failure ? <Alert kind="error">{tk(failure)}</Alert> : null}
+      <form onSubmit={onSubmit} noValidate>
+        <PasswordField
+          label={t("setup.password")}
+          autoComplete="new-password"
+          showRules
+          value={password}
+          error={errors.password?.message}
+          {...form.register("password")}
+        />
+        <h2>{t("setup.tellUs")}</h2>
+        {SELECTS.map(({ name, options }) => (
+          <div key={name}>
+            <Select
+              label={t(`setup.${name}`)}
+              placeholder={t("setup.select")}
+              options={options.map((o) => ({ value: o, label: label(o) }))}
+              error={infoErrors?.[name]?.message}
+              {...form.register(`marketingInfo.${name}`)}
+            />
+            {info?.[name] === "Other" ? (
+              <Field
+                label={t(`setup.${name}Other`)}
+                error={infoErrors?.[`${name}Other`]?.message}
+                {...form.register(`marketingInfo.${name}Other`)}
+              />
+            ) : null}
+          </div>
+        ))}
+        <Field
+          label={t("setup.phone")}
+          type="tel"
+          autoComplete="tel"
+          error={infoErrors?.phoneNumber?.message}
+          {...form.register("marketingInfo.phoneNumber")}
+        />
+        <Button type="submit" disabled={isSubmitting}>
+          {t("setup.submit")}
+        </Button>
+      </form>
+    </Layout>
+  );
+}
