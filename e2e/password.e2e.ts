@@ -148,9 +148,9 @@ describe("change password's back link", () => {
   it("never leads off the allow-list", async () => {
     const email = uniqueEmail("backlink");
     await create(email);
-    const { page, context } = await visit(browser, "/", {}, service.baseUrl);
+    const change = `/account/password-change?return_to=${encodeURIComponent("//evil.example/")}`;
+    const { page, context } = await visit(browser, `/?return_to=${encodeURIComponent(change)}`, {}, service.baseUrl);
     await signIn(page, email, OLD);
-    await page.goto(`/account/password-change?return_to=${encodeURIComponent("//evil.example/")}`);
     await page.getByRole("heading", { name: "Change password" }).waitFor();
     expect(await page.getByRole("link", { name: "Back" }).getAttribute("href")).toBe("/profile/edit");
     await context.close();
