@@ -34,6 +34,8 @@ export const ACTIVATION_TTL_MS = 24 * HOUR;
 /** Password links (issue #4): a reset link lives an hour, an invitation's setup link a week. */
 export const PASSWORD_RESET_TTL_MS = HOUR;
 export const PASSWORD_SETUP_TTL_MS = 7 * 24 * HOUR;
+/** Account deletion is confirmed by a mailed link valid one hour (issue #5). */
+export const DELETION_TTL_MS = HOUR;
 /** Recovery mail per address: at most this many an hour, whoever asks (no mail bombing); the answer never changes. */
 export const RECOVERY_MAILS_PER_ADDRESS = { max: 3, windowMs: HOUR } as const;
 /** An image captcha must be answered within ten minutes, once. */
@@ -54,6 +56,7 @@ export const RATE_LIMITS = {
   recover: { max: 10, windowMs: 15 * MINUTE },
   codeCheck: { max: 30, windowMs: 5 * MINUTE },
   setPassword: { max: 10, windowMs: 15 * MINUTE },
+  deletion: { max: 5, windowMs: 15 * MINUTE },
 } as const;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */

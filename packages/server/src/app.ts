@@ -21,6 +21,7 @@ import { countryRoutes } from "./routes/countries.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { passwordRoutes } from "./routes/password.ts";
+import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import type { Services } from "./services.ts";
@@ -92,6 +93,7 @@ export async function buildApp(
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });
+  await app.register(profileRoutes, { services });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
     app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({

@@ -140,6 +140,14 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 429],
   }),
+  /** Our addition (issue #5): mails the deletion link. */
+  deleteRequest: defineEndpoint({
+    method: "POST",
+    path: "/account/delete/request",
+    body: s.DeleteRequestBody,
+    answer: s.Empty,
+    statuses: [200, 400, 401, 429],
+  }),
   deleteAccount: defineEndpoint({
     method: "POST",
     path: "/account/delete",

@@ -175,4 +175,6 @@ export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, passw
 export const ActivateBody = z.object({ activationCode: code });
 export const ResendActivationBody = z.object({ email: emailRule, returnTo });
 export const DeleteBody = z.object({ deletionCode: code });
+/** Our addition (issue #5): the password re-confirms the person; accounts without one confirm by the mail alone. */
+export const DeleteRequestBody = z.object({ password: z.string().max(256).optional() });
 export const DiscourseAnswer = z.object({ loginUrl: z.string() });

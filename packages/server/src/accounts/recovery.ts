@@ -111,7 +111,7 @@ export async function resetPassword(
   password: string,
   publicUrl: URL,
   now = Date.now(),
-): Promise<{ ok: true } | { ok: false; refusal: PasswordRefusal }> {
+): Promise<{ ok: true; userId: string } | { ok: false; refusal: PasswordRefusal }> {
   if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
   const used = await consumeCode(db, code, "password_reset", now);
   if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
@@ -121,7 +121,7 @@ export async function resetPassword(
     await replacePassword(trx, user, password, {}, now);
     await queueUserMail(trx, user, "password_changed", linkTo(publicUrl, routeUrl("LOGIN")), publicUrl, now);
   });
-  return { ok: true };
+  return { ok: true, userId: user.id };
 }
 
 type MarketingInfo = z.output<(typeof api.setupPassword)["body"]>["marketingInfo"];

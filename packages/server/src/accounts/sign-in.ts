@@ -6,9 +6,14 @@ import { dummyHash, hashPassword, needsRehash, verifyPassword } from "./password
 import { clearFailures, recordFailure, throttleState } from "./throttle.ts";
 
 export type SignInRefusal = "invalid_authentication" | "user_not_active" | "user_disabled" | "user_temporarily_blocked";
-export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; refusal: SignInRefusal };
+/** A refusal names the account when there is one, for the audit trail only; the answer never says. */
+export type SignInOutcome = { ok: true; user: UserRow } | { ok: false; refusal: SignInRefusal; userId?: string };
 
-const refuse = (refusal: SignInRefusal): SignInOutcome => ({ ok: false, refusal });
+const refuse = (refusal: SignInRefusal, user?: UserRow): SignInOutcome => ({
+  ok: false,
+  refusal,
+  ...(user ? { userId: user.id } : {}),
+});
 
 /**
  * Password sign-in as a visible pipeline (STYLE.md §5): throttle → find → verify → status → upgrade.
@@ -28,14 +33,14 @@ export async function signInWithPassword(
   const user = await usersStore.findByEmail(db, identifier);
   if (!(await passwordMatches(user, password))) {
     const blocked = await recordFailure(db, identifier, now);
-    return refuse(blocked ? "user_temporarily_blocked" : "invalid_authentication");
+    return refuse(blocked ? "user_temporarily_blocked" : "invalid_authentication", user);
   }
   // passwordMatches is only true for a found user.
   const account = user as UserRow;
   if (throttle.failures > 0) await clearFailures(db, identifier);
 
   const refusal = statusRefusal(account);
-  if (refusal) return refuse(refusal);
+  if (refusal) return refuse(refusal, account);
 
   await upgradeHash(db, account, password);
   return { ok: true, user: account };

@@ -11,7 +11,9 @@ import {
   UserExistsError,
   unlockUser,
 } from "../accounts/users.ts";
+import { audit } from "../audit/audit.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { auditStore } from "../store/audit.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -26,6 +28,7 @@ Commands:
   user:unlock  --email E     lift a sign-in block after repeated wrong passwords
   user:delete  --email E
   mail:list    [--email E]   the dev mailbox: queued and sent mail, newest first, with its link
+  audit        [--email E]   the security events, newest first
 
 Works on the database named by DATABASE_URL (default sqlite:./data/gatehouse.db).`;
 
@@ -83,6 +86,27 @@ const COMMANDS: Record<string, Command> = {
     await unlockUser(db, user);
     return `unlocked ${user.email}`;
   },
+  audit: async (db, flags) => {
+    const email = optional(flags.email);
+    const user = email ? await findUserByEmail(db, email) : undefined;
+    if (email && !user) throw new UsageError(`no account with the address ${email}`);
+    const rows = await auditStore.list(db, 200, user?.id);
+    if (rows.length === 0) return "no events";
+    return rows
+      .map((e) =>
+        [
+          new Date(e.at).toISOString(),
+          e.event.padEnd(18),
+          e.user_id ?? "-",
+          e.ip ?? "-",
+          e.detail ?? "",
+          e.user_agent ?? "",
+        ]
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n");
+  },
   "mail:list": async (db, flags) => {
     const rows = await outboxStore.list(db, 50, optional(flags.email)?.trim());
     if (rows.length === 0) return "no mail";
@@ -135,7 +159,17 @@ export async function runAdmin(
       throw new UsageError("mail:list shows the dev mailbox, which production does not have");
     db = openDatabase(config.databaseUrl).db;
     await migrate(db);
-    return { code: 0, out: await command(db, flags, config) };
+    const out = await command(db, flags, config);
+    // Admin actions are security events too (issue #5); reading the trail or the mailbox is not.
+    if (name !== "audit" && name !== "mail:list") {
+      const target = typeof flags.email === "string" ? await findUserByEmail(db, flags.email) : undefined;
+      await audit(db, name === "user:unlock" ? "unlock" : "admin", {
+        userId: target?.id ?? null,
+        detail: name,
+        userAgent: "admin-cli",
+      });
+    }
+    return { code: 0, out };
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof UserExistsError) {
       return { code: 1, out: error.message };

@@ -131,3 +131,9 @@ export function clientMeta(request: FastifyRequest) {
   const agent = request.headers["user-agent"];
   return { ip: request.ip, userAgent: typeof agent === "string" ? agent : "" };
 }
+
+/** Who did it and from where, for the audit trail. */
+export function auditContext(request: FastifyRequest, userId: string | null) {
+  const meta = clientMeta(request);
+  return { userId, ip: meta.ip, userAgent: meta.userAgent };
+}

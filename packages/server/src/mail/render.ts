@@ -20,7 +20,13 @@ export interface RenderedMail {
 }
 
 /** The mail kinds and the catalog section each takes its words from. */
-export type MailKind = "activation" | "password_reset" | "password_changed" | "password_setup";
+export type MailKind =
+  | "activation"
+  | "password_reset"
+  | "password_changed"
+  | "password_setup"
+  | "deletion_request"
+  | "account_deleted";
 
 /** All nine catalogs, loaded once when the module loads: mail is rendered in the recipient's language. */
 const catalogs = new Map<Language, Catalog>(

@@ -45,7 +45,9 @@ export function startMailWorker(options: {
           text: mail.text_body,
           html: mail.html_body,
         });
-        await outboxStore.markSent(db, mail.id, Date.now());
+        // The farewell mail of a deleted account is the last trace of its address: gone once delivered (issue #5).
+        if (mail.kind === "account_deleted") await outboxStore.delete(db, mail.id);
+        else await outboxStore.markSent(db, mail.id, Date.now());
         log.info({ mail: mail.id, kind: mail.kind }, "mail sent");
       } catch (error) {
         const attempts = mail.attempts + 1;

@@ -35,9 +35,6 @@ function buildLists(): Record<Language, string> {
   return lists;
 }
 
-/** ISO 3166-1 alpha-2 codes we accept as a country. */
-export const COUNTRY_CODES: ReadonlySet<string> = new Set(Object.keys(countries.getAlpha2Codes()));
-
 export const countryRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const lists = buildLists();
   app.get(`/api${api.countries.path}`, async (request, reply) => {

@@ -1,8 +1,10 @@
 import { api, LOGIN_RATE_PER_ADDRESS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { signInWithPassword } from "../accounts/sign-in.ts";
+import { audit } from "../audit/audit.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
+import { auditContext } from "../http/session.ts";
 import type { Db } from "../store/db.ts";
 
 /** Sign-in and sign-out (spec §7). */
@@ -16,10 +18,16 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }
     },
     async (request, reply) => {
       const outcome = await signInWithPassword(db, request.body.email, request.body.password);
+      const context = auditContext(request, outcome.ok ? outcome.user.id : (outcome.userId ?? null));
       if (!outcome.ok) {
+        await audit(db, outcome.refusal === "user_temporarily_blocked" ? "lockout" : "sign_in_failed", {
+          ...context,
+          detail: outcome.refusal,
+        });
         throw new ApiError(outcome.refusal, outcome.refusal === "user_temporarily_blocked" ? { temporary: true } : {});
       }
       await app.signIn(request, reply, outcome.user.id);
+      await audit(db, "sign_in", context);
       return {
         RequiredPasswordUpdate: outcome.user.required_password_update === 1,
         RequiredProfileUpdate: outcome.user.required_profile_update === 1,

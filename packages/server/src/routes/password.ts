@@ -8,8 +8,10 @@ import {
   resetPassword,
   setupPassword,
 } from "../accounts/recovery.ts";
+import { audit } from "../audit/audit.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
+import { auditContext } from "../http/session.ts";
 import type { Services } from "../services.ts";
 import { originOf } from "./register.ts";
 
@@ -58,6 +60,7 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     async (request) => {
       const outcome = await resetPassword(db, request.body.code, request.body.password, config.publicUrl);
       if (!outcome.ok) refuse(outcome.refusal);
+      await audit(db, "password_reset", auditContext(request, outcome.userId));
       services.mail.kick();
       return {};
     },
@@ -70,6 +73,7 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
       const outcome = await setupPassword(db, request.body.code, request.body.password, request.body.marketingInfo);
       if (!outcome.ok) refuse(outcome.refusal);
       if (outcome.user.status !== "active") throw new ApiError("user_disabled");
+      await audit(db, "password_setup", auditContext(request, outcome.user.id));
       // The mailed code proved the address: the new user is signed in and continues to the customer portal.
       await app.signIn(request, reply, outcome.user.id);
       return {};
@@ -89,7 +93,12 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
         password: request.body.password,
         publicUrl: config.publicUrl,
       });
-      if (!outcome.ok) refuse(outcome.refusal);
+      if (!outcome.ok) {
+        if (outcome.refusal === "user_temporarily_blocked")
+          await audit(db, "lockout", auditContext(request, session.user_id));
+        refuse(outcome.refusal);
+      }
+      await audit(db, "password_changed", auditContext(request, session.user_id));
       services.mail.kick();
       return {};
     },

@@ -66,6 +66,10 @@ export const outboxStore = {
     return query.execute();
   },
 
+  delete: async (db: Db, id: string): Promise<void> => {
+    await db.deleteFrom("outbox").where("id", "=", id).execute();
+  },
+
   findById: (db: Db, id: string): Promise<OutboxRow | undefined> =>
     db.selectFrom("outbox").selectAll().where("id", "=", id).executeTakeFirst(),
 };

@@ -85,6 +85,18 @@ export interface SpentTokensTable {
   expires_at: number;
 }
 
+/** Security events (issue #5). After an account's deletion its rows keep no user id, address or agent. */
+export interface AuditTable {
+  id: string;
+  at: number;
+  event: string;
+  user_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** Short, non-secret context (a refusal's reason, the admin command). */
+  detail: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -93,7 +105,10 @@ export interface Database {
   outbox: OutboxTable;
   captchas: CaptchasTable;
   spent_tokens: SpentTokensTable;
+  audit: AuditTable;
 }
+
+export type AuditRow = Selectable<AuditTable>;
 
 export type CodeRow = Selectable<CodesTable>;
 export type OutboxRow = Selectable<OutboxTable>;

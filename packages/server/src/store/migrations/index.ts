@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as foundation from "./001-foundation.ts";
 import * as registration from "./002-registration.ts";
 import * as passwords from "./003-passwords.ts";
+import * as audit from "./004-audit.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
   "001-foundation": foundation,
   "002-registration": registration,
   "003-passwords": passwords,
+  "004-audit": audit,
 };
 
 export const migrationProvider: MigrationProvider = {
