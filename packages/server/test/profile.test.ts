@@ -1,8 +1,8 @@
+import { ProfileAnswer } from "@gatehouse/contract";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ProfileAnswer } from "@gatehouse/contract";
-import { runAdmin } from "../src/admin/cli.ts";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
+import { runAdmin } from "../src/admin/cli.ts";
 import type { Db } from "../src/store/db.ts";
 import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
@@ -28,7 +28,8 @@ describe.each([
   let server: TestServer;
   let smtp: TestSmtp;
   let ip = 0;
-  const client = () => new Client(server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}`, "user-agent": "profile-test" }).start();
+  const client = () =>
+    new Client(server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}`, "user-agent": "profile-test" }).start();
   const signedIn = async (email: string) => {
     const c = await client();
     expect((await c.login(email, PASSWORD)).status).toBe(200);
@@ -38,7 +39,9 @@ describe.each([
   beforeAll(async () => {
     smtp = await new TestSmtp().start();
     const databaseUrl = await database();
-    server = await startServer({ env: { SMTP_URL: smtp.url, TRUST_PROXY: "true", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
+    server = await startServer({
+      env: { SMTP_URL: smtp.url, TRUST_PROXY: "true", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -46,7 +49,13 @@ describe.each([
   });
 
   it("answers the profile, and 401 without a session", async () => {
-    await createUser(server.app.db, { email: "prof@example.com", password: PASSWORD, firstName: "Ann", lastName: "Lee", countryCode: "DE" });
+    await createUser(server.app.db, {
+      email: "prof@example.com",
+      password: PASSWORD,
+      firstName: "Ann",
+      lastName: "Lee",
+      countryCode: "DE",
+    });
     expectErrorObject(await (await client()).get("/api/account/profile"), 401, "not_authenticated");
     const c = await signedIn("prof@example.com");
     expect(ProfileAnswer.parse((await c.get("/api/account/profile")).json)).toEqual({
@@ -73,37 +82,79 @@ describe.each([
     });
     expect(answer.status).toBe(200);
     const after = await findUserByEmail(server.app.db, "upd@example.com");
-    expect(after).toMatchObject({ first_name: "Ann Marie", country_code: "FR", customer_number: "C-1001", required_profile_update: 0, password_allowed: 1 });
+    expect(after).toMatchObject({
+      first_name: "Ann Marie",
+      country_code: "FR",
+      customer_number: "C-1001",
+      required_profile_update: 0,
+      password_allowed: 1,
+    });
     expect((await c.get("/api/account/profile")).json.email).toBe("upd@example.com");
   });
 
   it("enforces the spec §5 rules and a real country", async () => {
     const c = await signedIn("prof@example.com");
-    const bad = expectErrorObject(await c.request("PUT", "/api/account/profile", { firstName: "a".repeat(73), lastName: "", countryCode: "DE" }), 400, "invalid_request");
+    const bad = expectErrorObject(
+      await c.request("PUT", "/api/account/profile", { firstName: "a".repeat(73), lastName: "", countryCode: "DE" }),
+      400,
+      "invalid_request",
+    );
     expect(bad.fields).toEqual(
       expect.arrayContaining([
         { field: "firstName", message: "validation.firstName.max" },
         { field: "lastName", message: "validation.lastName.required" },
       ]),
     );
-    expectErrorObject(await c.request("PUT", "/api/account/profile", { firstName: "A", lastName: "B", countryCode: "XQ" }), 400, "invalid_request");
-    expectErrorObject(await (await client()).request("PUT", "/api/account/profile", { firstName: "A", lastName: "B", countryCode: "DE" }), 401, "not_authenticated");
+    expectErrorObject(
+      await c.request("PUT", "/api/account/profile", { firstName: "A", lastName: "B", countryCode: "XQ" }),
+      400,
+      "invalid_request",
+    );
+    expectErrorObject(
+      await (await client()).request("PUT", "/api/account/profile", {
+        firstName: "A",
+        lastName: "B",
+        countryCode: "DE",
+      }),
+      401,
+      "not_authenticated",
+    );
   });
 
   it("asks the password before mailing the deletion link, and counts wrong ones toward the block", async () => {
-    await createUser(server.app.db, { email: "del-pw@example.com", password: PASSWORD, firstName: "D", lastName: "P", countryCode: "DE" });
+    await createUser(server.app.db, {
+      email: "del-pw@example.com",
+      password: PASSWORD,
+      firstName: "D",
+      lastName: "P",
+      countryCode: "DE",
+    });
     const c = await signedIn("del-pw@example.com");
     expect(expectErrorObject(await c.post("/api/account/delete/request", {}), 400, "invalid_request").fields).toEqual([
       { field: "password", message: "validation.password.required" },
     ]);
-    expect(expectErrorObject(await c.post("/api/account/delete/request", { password: "nope nope" }), 400, "current_password_incorrect").fields).toEqual([
-      { field: "password", message: "errors.current_password_incorrect" },
-    ]);
-    expectErrorObject(await (await client()).post("/api/account/delete/request", { password: PASSWORD }), 401, "not_authenticated");
+    expect(
+      expectErrorObject(
+        await c.post("/api/account/delete/request", { password: "nope nope" }),
+        400,
+        "current_password_incorrect",
+      ).fields,
+    ).toEqual([{ field: "password", message: "errors.current_password_incorrect" }]);
+    expectErrorObject(
+      await (await client()).post("/api/account/delete/request", { password: PASSWORD }),
+      401,
+      "not_authenticated",
+    );
   });
 
   it("deletes the account by the mailed code and leaves no trace but an anonymous audit record", async () => {
-    const user = await createUser(server.app.db, { email: "gone@example.com", password: PASSWORD, firstName: "Gone", lastName: "Soon", countryCode: "DE" });
+    const user = await createUser(server.app.db, {
+      email: "gone@example.com",
+      password: PASSWORD,
+      firstName: "Gone",
+      lastName: "Soon",
+      countryCode: "DE",
+    });
     const other = await signedIn("gone@example.com");
     const c = await signedIn("gone@example.com");
     await (await client()).login("gone@example.com", "a wrong password");
@@ -117,13 +168,20 @@ describe.each([
     expectErrorObject(await (await client()).post("/api/account/delete", { deletionCode: code }), 404, "code_invalid");
     expect((await other.get("/api/session")).status).toBe(401);
     // Sign-in now fails exactly as for an unknown address.
-    const answer = expectErrorObject(await (await client()).login("gone@example.com", PASSWORD), 401, "invalid_authentication");
+    const answer = expectErrorObject(
+      await (await client()).login("gone@example.com", PASSWORD),
+      401,
+      "invalid_authentication",
+    );
     expect(answer.message).toBe("Incorrect email or password.");
 
     // The farewell mail is delivered, and then the outbox forgets it too.
     await server.app.services.mail.runOnce();
     const deadline = Date.now() + 10_000;
-    while (!smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted")) && Date.now() < deadline) {
+    while (
+      !smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted")) &&
+      Date.now() < deadline
+    ) {
       await new Promise((r) => setTimeout(r, 25));
     }
     expect(smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted"))).toBe(true);
@@ -137,17 +195,35 @@ describe.each([
   });
 
   it("records sign-ins, failures, lockouts, password and profile changes, deletion and admin actions", async () => {
-    await createUser(server.app.db, { email: "audited@example.com", password: PASSWORD, firstName: "Au", lastName: "Dit", countryCode: "DE" });
+    await createUser(server.app.db, {
+      email: "audited@example.com",
+      password: PASSWORD,
+      firstName: "Au",
+      lastName: "Dit",
+      countryCode: "DE",
+    });
     const c = await signedIn("audited@example.com");
     for (let i = 0; i < 5; i++) await (await client()).login("audited@example.com", "wrong password");
-    const env = { DATABASE_URL: server.config.databaseUrl, SESSION_SECRET: "test-secret-that-is-long-enough-123456", NODE_ENV: "test" };
+    const env = {
+      DATABASE_URL: server.config.databaseUrl,
+      SESSION_SECRET: "test-secret-that-is-long-enough-123456",
+      NODE_ENV: "test",
+    };
     expect((await runAdmin(["user:unlock", "--email", "audited@example.com"], env)).code).toBe(0);
     await c.request("PUT", "/api/account/profile", { firstName: "Au", lastName: "Dit", countryCode: "IT" });
     await c.post("/api/account/change_password", { oldPassword: PASSWORD, password: "Copper-Lantern-91!" });
     await c.post("/api/account/delete/request", { password: "Copper-Lantern-91!" });
     const listed = await runAdmin(["audit", "--email", "audited@example.com"], env);
     expect(listed.code).toBe(0);
-    for (const event of ["sign_in ", "sign_in_failed", "lockout", "unlock", "profile_updated", "password_changed", "deletion_requested"]) {
+    for (const event of [
+      "sign_in ",
+      "sign_in_failed",
+      "lockout",
+      "unlock",
+      "profile_updated",
+      "password_changed",
+      "deletion_requested",
+    ]) {
       expect(listed.out, event).toContain(event);
     }
     expect(listed.out).toContain("profile-test");

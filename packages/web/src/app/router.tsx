@@ -24,6 +24,8 @@ const SCREENS: Partial<Record<RouteId, () => Promise<ScreenModule>>> = {
   PASSWORD_RESET: () => import("../screens/password/Reset.tsx"),
   PASSWORD_SETUP: () => import("../screens/password/Setup.tsx"),
   PASSWORD_CHANGE: () => import("../screens/password/Change.tsx"),
+  ACCOUNT_EDIT: () => import("../screens/profile/EditProfile.tsx"),
+  ACCOUNT_DELETE: () => import("../screens/profile/DeleteAccount.tsx"),
 };
 
 function loaderFor(id: RouteId): LoaderFunction | undefined {

@@ -1,0 +1,159 @@
+import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
+import { type Service, startService } from "./global.ts";
+import { adminOn, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+
+let browser: Browser;
+let smtp: TestSmtp;
+let service: Service;
+const PASSWORD = "Granite-Kettle-58";
+
+beforeAll(async () => {
+  browser = await launch();
+  smtp = await new TestSmtp().start();
+  service = await startService({ SMTP_URL: smtp.url });
+});
+afterAll(async () => {
+  await browser.close();
+  await service.stop();
+  await smtp.stop();
+});
+
+async function signedInOnProfile(email: string, query = "") {
+  await adminOn(
+    service.databaseUrl,
+    "user:create",
+    "--email",
+    email,
+    "--password",
+    PASSWORD,
+    "--first",
+    "Noor",
+    "--last",
+    "Haddad",
+    "--country",
+    "NL",
+  );
+  const { page, context } = await visit(browser, `/profile/edit${query}`, {}, service.baseUrl);
+  // Login required: sign in, and come back here.
+  await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+  await signIn(page, email, PASSWORD);
+  await page.getByRole("heading", { name: "Edit account" }).waitFor();
+  await page.getByLabel("First name").waitFor();
+  return { page, context };
+}
+
+describe("profile", () => {
+  it("edits and saves the profile, and it persists", async () => {
+    const email = uniqueEmail("edit");
+    const { page, context } = await signedInOnProfile(
+      email,
+      `?return_to=${encodeURIComponent("https://www.gatehouse.example/shop")}`,
+    );
+    expect(await page.getByLabel("Email").inputValue()).toBe(email);
+    expect(await page.getByLabel("Email").getAttribute("readonly")).not.toBeNull();
+    await page.getByLabel("First name").fill("Noor Amal");
+    await page.getByRole("combobox", { name: "Country" }).selectOption("BE");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Your profile was updated!").waitFor();
+    expect(await page.getByRole("link", { name: "Back to www.gatehouse.example" }).getAttribute("href")).toBe(
+      "https://www.gatehouse.example/shop",
+    );
+    await page.reload();
+    await page.getByLabel("First name").waitFor();
+    expect(await page.getByLabel("First name").inputValue()).toBe("Noor Amal");
+    expect(await page.getByRole("combobox", { name: "Country" }).inputValue()).toBe("BE");
+    await context.close();
+  });
+
+  it("warns Leave page? before leaving with unsaved edits, and stays when the user says no", async () => {
+    const email = uniqueEmail("unsaved");
+    const { page, context } = await signedInOnProfile(email);
+    await page.getByLabel("Last name").fill("Changed");
+    const messages: string[] = [];
+    page.once("dialog", (dialog) => {
+      messages.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole("link", { name: "Change password" }).click();
+    expect(messages).toEqual(["Leave page? Changes that you made may not be saved."]);
+    expect(new URL(page.url()).pathname).toBe("/profile/edit");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("link", { name: "Sign out" }).click();
+    await page.getByText("You have been signed out.").waitFor();
+    await context.close();
+  });
+
+  it("requests deletion with the password, opens the mailed link, deletes, and sign-in fails as for an unknown address", async () => {
+    const email = uniqueEmail("delete");
+    const { page, context } = await signedInOnProfile(email);
+    await page.getByLabel("Password", { exact: true }).fill("not my password");
+    await page.getByRole("button", { name: "Delete my account" }).click();
+    await page.getByText("Your current password is incorrect.").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByRole("button", { name: "Delete my account" }).click();
+    await page.getByText(`We have sent a link to ${email}`).waitFor();
+
+    const link = linkIn(await smtp.waitFor(email), "/account/delete");
+    await page.goto(link.pathname + link.search);
+    await page.getByText("Do you really want to delete your account").waitFor();
+    await page.getByRole("button", { name: "Delete all data" }).click();
+    await page.getByText("All data was successfully deleted. We apologize for any inconvenience.").waitFor();
+    expect(await page.getByRole("link", { name: "Customer service" }).isVisible()).toBe(true);
+
+    await page.getByRole("link", { name: "Sign in" }).click();
+    const answer = await signIn(page, email, PASSWORD);
+    expect(answer.status()).toBe(401);
+    await page.getByText("Incorrect email or password.").waitFor();
+    await context.close();
+  });
+
+  it("says Invalid delete account link. without a code, and Something went wrong. for a used one", async () => {
+    const { page, context } = await visit(browser, "/account/delete", {}, service.baseUrl);
+    await page.getByText("Invalid delete account link.").waitFor();
+    await page.goto(`/account/delete?code=${"z".repeat(43)}`);
+    await page.getByRole("button", { name: "Delete all data" }).click();
+    await page.getByText("Something went wrong.").waitFor();
+    await context.close();
+  });
+});
+
+describe.each(BRAND_IDS)("profile screens in the %s brand", (id) => {
+  it("shows Edit account (no customer number field when it is empty) and Destroy account", async () => {
+    const email = uniqueEmail(`brand-${id}`);
+    await adminOn(
+      service.databaseUrl,
+      "user:create",
+      "--email",
+      email,
+      "--password",
+      PASSWORD,
+      "--first",
+      "B",
+      "--last",
+      "C",
+      "--country",
+      "DE",
+    );
+    const { page, context } = await visit(
+      browser,
+      `/?theme=${id}&return_to=${encodeURIComponent("/profile/edit")}`,
+      {},
+      service.baseUrl,
+    );
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    await page.getByLabel("First name").waitFor();
+    expect(await page.title()).toBe(`Edit account | ${BRANDS[id].name}`);
+    expect(await page.getByRole("button", { name: "Save changes" }).isVisible()).toBe(true);
+    expect(await page.getByLabel("Customer number").count()).toBe(0);
+    await screenshot(page, `profile-${id}`);
+    await page.goto(`/account/delete?theme=${id}&code=${"q".repeat(43)}`);
+    await page.getByRole("button", { name: "Delete all data" }).waitFor();
+    expect(await page.title()).toBe(`Destroy account | ${BRANDS[id].name}`);
+    await screenshot(page, `delete-${id}`);
+    await context.close();
+  });
+});

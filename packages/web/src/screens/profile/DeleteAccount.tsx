@@ -1,0 +1,72 @@
+import { api, ROUTES } from "@gatehouse/contract";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { useT } from "../../ui/useT.ts";
+import styles from "./EditProfile.module.css";
+
+type State = { kind: "INITIAL" | "DELETING" | "OK" } | { kind: "ERROR"; key: string; guid?: string };
+
+/** /account/delete?code= (spec §2 "Delete account", §4: INITIAL becomes OK or an error). */
+export default function DeleteAccount() {
+  const [params] = useSearchParams();
+  const code = params.get("code");
+  const { brand } = useApp();
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  usePageTitle(t("titles.destroyAccount"));
+  const [state, setState] = useState<State>({ kind: "INITIAL" });
+
+  const confirm = async () => {
+    setState({ kind: "DELETING" });
+    try {
+      await gateway().call(api.deleteAccount, { body: { deletionCode: code ?? "" } });
+      setState({ kind: "OK" });
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      setState({
+        kind: "ERROR",
+        key: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected",
+        guid: (error as ApiError).answer?.guid,
+      });
+    }
+  };
+
+  const links = (
+    <nav className={styles.links}>
+      <a href={brand.links.support}>{t("deleteAccount.customerService")}</a>
+      <Link to={ROUTES.LOGIN.path}>{t("deleteAccount.signIn")}</Link>
+    </nav>
+  );
+  return (
+    <Layout>
+      <h1>{t("titles.destroyAccount")}</h1>
+      {!code ? <Alert kind="error">{t("deleteAccount.invalidLink")}</Alert> : null}
+      {code && (state.kind === "INITIAL" || state.kind === "DELETING") ? (
+        <>
+          <p>{t("deleteAccount.question")}</p>
+          <Button onClick={() => void confirm()} disabled={state.kind === "DELETING"}>
+            {state.kind === "DELETING" ? t("deleteAccount.deleting") : t("deleteAccount.confirm")}
+          </Button>
+        </>
+      ) : null}
+      {state.kind === "OK" ? <Alert kind="success">{t("deleteAccount.success")}</Alert> : null}
+      {state.kind === "ERROR" ? (
+        <Alert kind="error">
+          <p>{t("deleteAccount.failure")}</p>
+          <p>{tk(state.key)}</p>
+          {state.guid ? <p>{t("app.ref", { id: state.guid })}</p> : null}
+        </Alert>
+      ) : null}
+      {links}
+    </Layout>
+  );
+}

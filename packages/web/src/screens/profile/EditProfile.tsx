@@ -1,0 +1,210 @@
+import {
+  type AnswerOf,
+  api,
+  checkReturnTo,
+  LANGUAGES,
+  type Language,
+  ProfileBody,
+  routeUrl,
+} from "@gatehouse/contract";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { type MouseEvent, useEffect, useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
+import { Link, useSearchParams } from "react-router";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { Field } from "../../ui/Field.tsx";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { Select } from "../../ui/Select.tsx";
+import { useT } from "../../ui/useT.ts";
+import styles from "./EditProfile.module.css";
+
+type Profile = AnswerOf<typeof api.profile>;
+type FormInput = { firstName: string; lastName: string; countryCode: string };
+const Form = ProfileBody.pick({ firstName: true, lastName: true, countryCode: true });
+
+/** Edit profile (spec §2, §4 unsaved changes, issue #5 deletion request). Login required (router loader). */
+export default function EditProfile() {
+  const [params] = useSearchParams();
+  const { brand, returnPolicy } = useApp();
+  const { t, i18n } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  usePageTitle(t("titles.editAccount"));
+  const [profile, setProfile] = useState<Profile>();
+  const [countries, setCountries] = useState<{ code: string; name: string }[]>([]);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string>();
+  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const { errors, isSubmitting, isDirty } = form.formState;
+  const returnTo = checkReturnTo(params.get("return_to"), returnPolicy);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once; country names follow the UI language.
+  useEffect(() => {
+    Promise.all([gateway().call(api.profile), gateway().call(api.countries)]).then(
+      ([loaded, list]) => {
+        setProfile(loaded);
+        setCountries(list);
+        form.reset({ firstName: loaded.firstName, lastName: loaded.lastName, countryCode: loaded.countryCode });
+      },
+      (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : setError("network.unexpected")),
+    );
+  }, [i18n.language]);
+
+  // Spec §4: unsaved edits warn on leaving, closing the tab included.
+  useEffect(() => {
+    if (!isDirty) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [isDirty]);
+  const guard = (event: MouseEvent) => {
+    if (isDirty && !window.confirm(t("profile.leaveWarning"))) event.preventDefault();
+  };
+
+  const options = useMemo(() => {
+    const collator = new Intl.Collator(LANGUAGES[i18n.language as Language]?.tag ?? "en");
+    return [...countries]
+      .sort((a, b) => collator.compare(a.name, b.name))
+      .map((c) => ({ value: c.code, label: c.name }));
+  }, [countries, i18n.language]);
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setError(undefined);
+    setSaved(false);
+    try {
+      await gateway().call(api.updateProfile, { body: values });
+      form.reset(values);
+      setSaved(true);
+    } catch (failure) {
+      if (isScreenFailure(failure)) return fail(failure);
+      if (failure instanceof ApiError && failure.answer.fields?.length) {
+        for (const f of failure.answer.fields) form.setError(f.field as keyof FormInput, { message: f.message });
+      }
+      setError(failure instanceof ApiError ? `errors.${failure.code}` : "network.unexpected");
+    }
+  });
+
+  if (!profile) {
+    return (
+      <Layout>
+        <p role="status">{t("profile.loading")}</p>
+        {error ? <Alert kind="error">{tk(error)}</Alert> : null}
+      </Layout>
+    );
+  }
+  const showCustomerNumber = !brand.traits.hideCustomerNumber && profile.customerNumber !== "";
+  return (
+    <Layout>
+      <h1>{t("profile.heading")}</h1>
+      {saved ? (
+        <Alert kind="success">
+          <p>{t("profile.updated")}</p>
+          {returnTo ? <a href={returnTo}>{t("profile.backToSite", { site: new URL(returnTo).host })}</a> : null}
+        </Alert>
+      ) : null}
+      <form onSubmit={onSubmit} noValidate>
+        <Field label={t("profile.email")} type="email" value={profile.email} readOnly />
+        <Field
+          label={t("profile.firstName")}
+          autoComplete="given-name"
+          error={errors.firstName?.message}
+          {...form.register("firstName")}
+        />
+        <Field
+          label={t("profile.lastName")}
+          autoComplete="family-name"
+          error={errors.lastName?.message}
+          {...form.register("lastName")}
+        />
+        <Select
+          label={t("profile.country")}
+          placeholder={t("register.countryPlaceholder")}
+          options={options}
+          error={errors.countryCode?.message}
+          {...form.register("countryCode")}
+        />
+        {showCustomerNumber ? (
+          <Field label={t("profile.customerNumber")} value={profile.customerNumber} readOnly />
+        ) : null}
+        <Button type="submit" disabled={isSubmitting}>
+          {t("profile.save")}
+        </Button>
+        {error ? <Alert kind="error">{tk(error)}</Alert> : null}
+      </form>
+      <nav className={styles.links}>
+        {profile.passwordAllowed ? (
+          <Link to={routeUrl("PASSWORD_CHANGE", { return_to: routeUrl("ACCOUNT_EDIT") })} onClick={guard}>
+            {t("profile.changePassword")}
+          </Link>
+        ) : null}
+        <Link to={routeUrl("LOGOUT")} onClick={guard}>
+          {t("profile.logout")}
+        </Link>
+      </nav>
+      <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />
+    </Layout>
+  );
+}
+
+/** "Delete my account": the password re-confirms the person, then a link is mailed (issue #5). */
+function DeleteRequest({ email, withPassword }: { email: string; withPassword: boolean }) {
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  const [password, setPassword] = useState("");
+  const [state, setState] = useState<{ kind: "idle" | "busy" | "sent" } | { kind: "error"; key: string }>({
+    kind: "idle",
+  });
+  const submit = async () => {
+    setState({ kind: "busy" });
+    try {
+      await gateway().call(api.deleteRequest, { body: withPassword ? { password } : {} });
+      setState({ kind: "sent" });
+    } catch (failure) {
+      if (isScreenFailure(failure)) return fail(failure);
+      const field = failure instanceof ApiError ? failure.answer.fields?.[0]?.message : undefined;
+      setState({
+        kind: "error",
+        key: field ?? (failure instanceof ApiError ? `errors.${failure.code}` : "network.unexpected"),
+      });
+    }
+  };
+  return (
+    <section className={styles.danger} aria-labelledby="delete-heading">
+      <h2 id="delete-heading">{t("profile.deleteHeading")}</h2>
+      {state.kind === "sent" ? (
+        <Alert kind="success">{t("profile.deleteSent", { email })}</Alert>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void submit();
+          }}
+          noValidate
+        >
+          <p>{withPassword ? t("profile.deleteIntro") : t("profile.deleteIntroNoPassword")}</p>
+          {withPassword ? (
+            <PasswordField
+              label={t("profile.deletePassword")}
+              autoComplete="current-password"
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+              error={state.kind === "error" ? state.key : undefined}
+            />
+          ) : null}
+          {!withPassword && state.kind === "error" ? <Alert kind="error">{tk(state.key)}</Alert> : null}
+          <Button type="submit" variant="secondary" disabled={state.kind === "busy"}>
+            {t("profile.deleteRequest")}
+          </Button>
+        </form>
+      )}
+    </section>
+  );
+}
