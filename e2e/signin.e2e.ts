@@ -166,3 +166,36 @@ describe("sign-in", () => {
     await context.close();
   });
 });
+
+describe("corporate hint", () => {
+  it("offers Continue with corporate email for a single-sign-on-only domain, on sign-in and recovery", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { startService } = await import("./global.ts");
+    const brands = JSON.parse(readFileSync(join(import.meta.dirname, "../packages/server/config/brands.json"), "utf8"));
+    const file = join(mkdtempSync(join(tmpdir(), "gatehouse-brands-")), "brands.json");
+    writeFileSync(file, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
+    const service = await startService({ BRANDS_FILE: file });
+    try {
+      const { page, context } = await visit(browser, "/", {}, service.baseUrl);
+      await page.getByLabel("Username or email").fill("ann@bigcorp.example");
+      await page.getByLabel("Password", { exact: true }).focus();
+      await page.getByText("Using a corporate account?").waitFor();
+      expect(await page.getByRole("link", { name: "Continue with corporate email" }).getAttribute("href")).toBe(
+        "/corporate_login",
+      );
+      await page.goto("/account/recover");
+      await page.getByLabel("Email").fill("ann@example.com");
+      await page.getByRole("button", { name: "Recover" }).focus();
+      await page.waitForTimeout(300);
+      expect(await page.getByText("Using a corporate account?").count()).toBe(0);
+      await page.getByLabel("Email").fill("bob@bigcorp.example");
+      await page.getByRole("button", { name: "Recover" }).focus();
+      await page.getByText("Using a corporate account?").waitFor();
+      await context.close();
+    } finally {
+      await service.stop();
+    }
+  });
+});

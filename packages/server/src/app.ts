@@ -89,7 +89,7 @@ export async function buildApp(
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
-  await app.register(loginRoutes, { db });
+  await app.register(loginRoutes, { db, corporateDomains: config.brands.corporateDomains });
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });

@@ -283,3 +283,33 @@ describe("password hashing", () => {
     expect(needsRehash(after?.password_hash ?? "")).toBe(false);
   });
 });
+
+describe("POST /api/account/login/modes", () => {
+  it("answers from the domain alone: corporate domains sign in through their company, others with a password", async () => {
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tempDir } = await import("./harness.ts");
+    const brands = JSON.parse(readFileSync(server.config.brandsFile, "utf8"));
+    const file = join(tempDir(), "brands.json");
+    writeFileSync(file, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
+    const corp = await startServer({ env: { BRANDS_FILE: file } });
+    try {
+      const c = await new Client(corp.url).start();
+      expect((await c.post("/api/account/login/modes", { username: "Ann@BigCorp.example" })).json).toEqual({
+        oidc: true,
+        password: false,
+      });
+      expect((await c.post("/api/account/login/modes", { username: "ann@example.com" })).json).toEqual({
+        oidc: false,
+        password: true,
+      });
+      expect((await c.post("/api/account/login/modes", { username: "legacy-name" })).json).toEqual({
+        oidc: false,
+        password: true,
+      });
+      expectErrorObject(await c.post("/api/account/login/modes", {}), 400, "invalid_request");
+    } finally {
+      await corp.close();
+    }
+  });
+});

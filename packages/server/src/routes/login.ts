@@ -1,5 +1,6 @@
 import { api, LOGIN_RATE_PER_ADDRESS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { isCorporateDomain } from "../accounts/registration.ts";
 import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
 import { ApiError } from "../http/errors.ts";
@@ -8,7 +9,10 @@ import { auditContext } from "../http/session.ts";
 import type { Db } from "../store/db.ts";
 
 /** Sign-in and sign-out (spec §7). */
-export const loginRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }) => {
+export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: readonly string[] }> = async (
+  app,
+  { db, corporateDomains },
+) => {
   app.post(
     `/api${api.login.path}`,
     {
@@ -32,6 +36,16 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db }> = async (app, { db }
         RequiredPasswordUpdate: outcome.user.required_password_update === 1,
         RequiredProfileUpdate: outcome.user.required_profile_update === 1,
       };
+    },
+  );
+
+  // Spec §7 login modes: decided by the address's domain alone, so the answer says nothing about accounts.
+  app.post(
+    `/api${api.loginModes.path}`,
+    { schema: { body: api.loginModes.body }, config: limit(LOGIN_RATE_PER_ADDRESS) },
+    async (request) => {
+      const oidc = isCorporateDomain(request.body.username, corporateDomains);
+      return { oidc, password: !oidc };
     },
   );
 

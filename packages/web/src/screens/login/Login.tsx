@@ -15,6 +15,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
+import { CorporateHint, useCorporateHint } from "./corporate.tsx";
 import { destinationAfterSignIn, destinationWhenSignedIn, isInternal } from "./destination.ts";
 import styles from "./Login.module.css";
 import { type Platform, startSocialSignIn } from "./social.ts";
@@ -40,6 +41,7 @@ export default function Login() {
   const fail = useScreenFailure();
   const [notice, setNotice] = useState<Notice>();
   const [redirecting, setRedirecting] = useState(false);
+  const corporateHint = useCorporateHint();
   usePageTitle(t("titles.signIn"));
 
   const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
@@ -150,8 +152,9 @@ export default function Login() {
           autoCapitalize="off"
           spellCheck={false}
           error={errors.email?.message}
-          {...form.register("email")}
+          {...form.register("email", { onBlur: (e) => corporateHint.check(e.target.value) })}
         />
+        {corporateHint.corporate ? <CorporateHint returnTo={returnTo} /> : null}
         <PasswordField
           label={t("login.password")}
           autoComplete="current-password"

@@ -12,6 +12,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useT } from "../../ui/useT.ts";
+import { CorporateHint, useCorporateHint } from "../login/corporate.tsx";
 
 const Form = RecoverBody.pick({ email: true });
 
@@ -24,6 +25,7 @@ export default function Recover() {
   const fail = useScreenFailure();
   const [sentTo, setSentTo] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const corporateHint = useCorporateHint();
   usePageTitle(t("titles.recoverPassword"));
   const form = useForm<{ email: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
   const { errors, isSubmitting } = form.formState;
@@ -62,8 +64,9 @@ export default function Recover() {
           type="email"
           autoComplete="email"
           error={errors.email?.message}
-          {...form.register("email")}
+          {...form.register("email", { onBlur: (e) => corporateHint.check(e.target.value) })}
         />
+        {corporateHint.corporate ? <CorporateHint returnTo={returnTo ?? null} /> : null}
         <Button type="submit" disabled={isSubmitting}>
           {t("recover.submit")}
         </Button>

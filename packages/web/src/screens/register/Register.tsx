@@ -16,6 +16,7 @@ import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
+import { CorporateHint } from "../login/corporate.tsx";
 import { type Platform, startSocialSignIn } from "../login/social.ts";
 import { BotCheck } from "./BotCheck.tsx";
 import { Captcha } from "./Captcha.tsx";
@@ -209,14 +210,7 @@ export default function Register() {
                 <Link to={signInLink}>{t("register.conflictSignIn")}</Link>
               </p>
             ) : null}
-            {emailCheck === "corporate" ? (
-              <p className={styles.hint}>
-                {t("login.corporateHint")}{" "}
-                <Link to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}>
-                  {t("login.corporateLink")}
-                </Link>
-              </p>
-            ) : null}
+            {emailCheck === "corporate" ? <CorporateHint returnTo={returnTo} /> : null}
             <PasswordField
               label={t("register.password")}
               autoComplete="new-password"
