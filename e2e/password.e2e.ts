@@ -1,29 +1,14 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
-import { type Service, startService } from "./global.ts";
-import { adminOn, launch, screenshot, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+import { describe, expect, it } from "vitest";
+import { linkIn } from "../packages/server/test/smtp.ts";
+import { adminOn, screenshot, signIn, stubExternalSites, uniqueEmail, useMailService, visit } from "./support.ts";
 
-let browser: Browser;
-let smtp: TestSmtp;
-let service: Service;
+const fx = useMailService();
 const OLD = "Granite-Kettle-58";
 const NEW = "Copper-Lantern-91!";
 
-beforeAll(async () => {
-  browser = await launch();
-  smtp = await new TestSmtp().start();
-  service = await startService({ SMTP_URL: smtp.url });
-});
-afterAll(async () => {
-  await browser.close();
-  await service.stop();
-  await smtp.stop();
-});
-
 const create = (email: string, ...flags: string[]) =>
   adminOn(
-    service.databaseUrl,
+    fx.service.databaseUrl,
     "user:create",
     "--email",
     email,
@@ -42,14 +27,14 @@ describe("passwords", () => {
   it("forgot → mail → reset → only the new password signs in", async () => {
     const email = uniqueEmail("forgot");
     await create(email);
-    const { page, context } = await visit(browser, "/?theme=archviz", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/?theme=archviz", {}, fx.service.baseUrl);
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
     await page.getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Recover" }).click();
     await page.getByText(`If an account with ${email} is found`).waitFor();
 
-    const link = linkIn(await smtp.waitFor(email), "/account/password-reset");
+    const link = linkIn(await fx.smtp.waitFor(email), "/account/password-reset");
     // In production the visualisation brand's host name picks its theme; here the theme parameter stands in.
     link.searchParams.set("theme", "archviz");
     await page.goto(link.href);
@@ -68,9 +53,9 @@ describe("passwords", () => {
 
   it("an invited user sets a password with the survey, then signs in", async () => {
     const email = uniqueEmail("invite");
-    expect(await adminOn(service.databaseUrl, "user:invite", "--email", email)).toContain("invited");
-    const link = linkIn(await smtp.waitFor(email), "/account/password-setup");
-    const { page, context } = await visit(browser, link.pathname + link.search, {}, service.baseUrl);
+    expect(await adminOn(fx.service.databaseUrl, "user:invite", "--email", email)).toContain("invited");
+    const link = linkIn(await fx.smtp.waitFor(email), "/account/password-setup");
+    const { page, context } = await visit(fx.browser, link.pathname + link.search, {}, fx.service.baseUrl);
     await stubExternalSites(context);
     await page.getByRole("heading", { name: "Set up your password" }).waitFor();
     await page.getByText("Tell us more about yourself").waitFor();
@@ -88,7 +73,7 @@ describe("passwords", () => {
     await page.waitForURL("https://portal.gatehouse.example/");
     await context.close();
 
-    const again = await visit(browser, "/?theme=archviz", {}, service.baseUrl);
+    const again = await visit(fx.browser, "/?theme=archviz", {}, fx.service.baseUrl);
     expect((await signIn(again.page, email, NEW)).status()).toBe(200);
     await again.context.close();
   });
@@ -96,7 +81,7 @@ describe("passwords", () => {
   it("changes the password: a wrong current password first, then the right one", async () => {
     const email = uniqueEmail("change");
     await create(email);
-    const { page, context } = await visit(browser, "/account/password-change", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/account/password-change", {}, fx.service.baseUrl);
     // Login required: a visitor goes to sign-in and comes back.
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     expect(new URL(page.url()).searchParams.get("return_to")).toContain("/account/password-change");
@@ -110,14 +95,14 @@ describe("passwords", () => {
     await page.getByLabel("Current password", { exact: true }).fill(OLD);
     await page.getByRole("button", { name: "Change Password" }).click();
     await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
-    await smtp.waitFor(email);
+    await fx.smtp.waitFor(email);
     await context.close();
   });
 
   it("sends a user who must change the password there from sign-in, with the merge banner and no back link", async () => {
     const email = uniqueEmail("merge");
     await create(email, "--must-change-password");
-    const { page, context } = await visit(browser, "/", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/", {}, fx.service.baseUrl);
     await signIn(page, email, OLD);
     await page.getByRole("heading", { name: "Change password" }).waitFor();
     expect(new URL(page.url()).searchParams.get("required_password_update")).toBe("true");
@@ -132,10 +117,10 @@ describe("passwords", () => {
 
   it("shows an invalid reset link with a Request a new one button", async () => {
     const { page, context } = await visit(
-      browser,
+      fx.browser,
       `/account/password-reset?code=${"x".repeat(43)}`,
       {},
-      service.baseUrl,
+      fx.service.baseUrl,
     );
     await page.getByText("This link is not valid. Please request a new one.").waitFor();
     await page.getByRole("link", { name: "Request a new one" }).click();
@@ -149,7 +134,12 @@ describe("change password's back link", () => {
     const email = uniqueEmail("backlink");
     await create(email);
     const change = `/account/password-change?return_to=${encodeURIComponent("//evil.example/")}`;
-    const { page, context } = await visit(browser, `/?return_to=${encodeURIComponent(change)}`, {}, service.baseUrl);
+    const { page, context } = await visit(
+      fx.browser,
+      `/?return_to=${encodeURIComponent(change)}`,
+      {},
+      fx.service.baseUrl,
+    );
     await signIn(page, email, OLD);
     await page.getByRole("heading", { name: "Change password" }).waitFor();
     expect(await page.getByRole("link", { name: "Back" }).getAttribute("href")).toBe("/profile/edit");

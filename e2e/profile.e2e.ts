@@ -1,29 +1,14 @@
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
-import { type Service, startService } from "./global.ts";
-import { adminOn, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import { describe, expect, it } from "vitest";
+import { linkIn } from "../packages/server/test/smtp.ts";
+import { adminOn, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
 
-let browser: Browser;
-let smtp: TestSmtp;
-let service: Service;
+const fx = useMailService();
 const PASSWORD = "Granite-Kettle-58";
-
-beforeAll(async () => {
-  browser = await launch();
-  smtp = await new TestSmtp().start();
-  service = await startService({ SMTP_URL: smtp.url });
-});
-afterAll(async () => {
-  await browser.close();
-  await service.stop();
-  await smtp.stop();
-});
 
 async function signedInOnProfile(email: string, query = "") {
   await adminOn(
-    service.databaseUrl,
+    fx.service.databaseUrl,
     "user:create",
     "--email",
     email,
@@ -36,7 +21,7 @@ async function signedInOnProfile(email: string, query = "") {
     "--country",
     "NL",
   );
-  const { page, context } = await visit(browser, `/profile/edit${query}`, {}, service.baseUrl);
+  const { page, context } = await visit(fx.browser, `/profile/edit${query}`, {}, fx.service.baseUrl);
   // Login required: sign in, and come back here.
   await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
   await signIn(page, email, PASSWORD);
@@ -96,7 +81,7 @@ describe("profile", () => {
     await page.getByRole("button", { name: "Delete my account" }).click();
     await page.getByText(`We have sent a link to ${email}`).waitFor();
 
-    const link = linkIn(await smtp.waitFor(email), "/account/delete");
+    const link = linkIn(await fx.smtp.waitFor(email), "/account/delete");
     await page.goto(link.pathname + link.search);
     await page.getByText("Do you really want to delete your account").waitFor();
     await page.getByRole("button", { name: "Delete all data" }).click();
@@ -111,7 +96,7 @@ describe("profile", () => {
   });
 
   it("says Invalid delete account link. without a code, and Something went wrong. for a used one", async () => {
-    const { page, context } = await visit(browser, "/account/delete", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/account/delete", {}, fx.service.baseUrl);
     await page.getByText("Invalid delete account link.").waitFor();
     await page.goto(`/account/delete?code=${"z".repeat(43)}`);
     await page.getByRole("button", { name: "Delete all data" }).click();
@@ -124,7 +109,7 @@ describe.each(BRAND_IDS)("profile screens in the %s brand", (id) => {
   it("shows Edit account (no customer number field when it is empty) and Destroy account", async () => {
     const email = uniqueEmail(`brand-${id}`);
     await adminOn(
-      service.databaseUrl,
+      fx.service.databaseUrl,
       "user:create",
       "--email",
       email,
@@ -138,10 +123,10 @@ describe.each(BRAND_IDS)("profile screens in the %s brand", (id) => {
       "DE",
     );
     const { page, context } = await visit(
-      browser,
+      fx.browser,
       `/?theme=${id}&return_to=${encodeURIComponent("/profile/edit")}`,
       {},
-      service.baseUrl,
+      fx.service.baseUrl,
     );
     await signIn(page, email, PASSWORD);
     await page.getByRole("heading", { name: "Edit account" }).waitFor();

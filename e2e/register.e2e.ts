@@ -1,24 +1,9 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
-import { type Service, startService } from "./global.ts";
-import { launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { linkIn } from "../packages/server/test/smtp.ts";
+import { screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
 
-let browser: Browser;
-let smtp: TestSmtp;
-let service: Service;
-
-beforeAll(async () => {
-  browser = await launch();
-  // Mail goes through a real SMTP server that this test runs, so the activation link is read from a real mail.
-  smtp = await new TestSmtp().start();
-  service = await startService({ SMTP_URL: smtp.url });
-});
-afterAll(async () => {
-  await browser.close();
-  await service.stop();
-  await smtp.stop();
-});
+const fx = useMailService();
 
 const PASSWORD = "Granite-Kettle-58";
 
@@ -41,7 +26,7 @@ async function stepTwo(page: Page) {
 describe("registration", () => {
   it("registers in two steps, mails the activation link, and the activated account signs in", async () => {
     const email = uniqueEmail("reg");
-    const { page, context } = await visit(browser, "/register?theme=cloud", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/register?theme=cloud", {}, fx.service.baseUrl);
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     expect(await page.title()).toBe("Sign up | Cloud Render");
     await stepOne(page, email);
@@ -53,7 +38,7 @@ describe("registration", () => {
     await page.getByRole("heading", { name: "Check your email" }).waitFor();
     await page.getByText(`open the link we sent to ${email}`).waitFor();
 
-    const mail = await smtp.waitFor(email);
+    const mail = await fx.smtp.waitFor(email);
     expect(mail.text).toContain("Cloud Render");
     const link = linkIn(mail, "/account/activate");
     await page.goto(link.href);
@@ -67,7 +52,7 @@ describe("registration", () => {
 
   it("shows the conflict message on blur for an address that is taken", async () => {
     const email = uniqueEmail("taken");
-    const first = await visit(browser, "/register", {}, service.baseUrl);
+    const first = await visit(fx.browser, "/register", {}, fx.service.baseUrl);
     await stepOne(first.page, email);
     await stepTwo(first.page);
     await first.page.getByText("Verified").waitFor({ timeout: 30_000 });
@@ -75,7 +60,7 @@ describe("registration", () => {
     await first.page.getByRole("heading", { name: "Check your email" }).waitFor();
     await first.context.close();
 
-    const { page, context } = await visit(browser, "/register", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/register", {}, fx.service.baseUrl);
     await page.getByLabel("Email").fill(email.toUpperCase());
     await page.getByLabel("Password", { exact: true }).focus();
     await page.getByText("This email address is already connected to an account.").waitFor();
@@ -85,7 +70,7 @@ describe("registration", () => {
 
   it("lets a visitor located in CN solve the image captcha", async () => {
     const email = uniqueEmail("cn");
-    const { page, context } = await visit(browser, "/register", { "cf-ipcountry": "CN" }, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/register", { "cf-ipcountry": "CN" }, fx.service.baseUrl);
     // The page follows the country: a visitor from CN reads Chinese; switch to English to use the spec's words.
     await page.getByRole("combobox").last().selectOption("en");
     const captcha = page.waitForResponse((r) => r.url().includes("/api/captcha/generate"));
@@ -101,24 +86,24 @@ describe("registration", () => {
     // On failure the captcha resets: a new image, answered right this time.
     const next = (await (await fresh).json()) as { id: string };
     expect(next.id).not.toBe(id);
-    const { answer } = (await (await fetch(`${service.baseUrl}/api/test/captcha/${next.id}`)).json()) as {
+    const { answer } = (await (await fetch(`${fx.service.baseUrl}/api/test/captcha/${next.id}`)).json()) as {
       answer: string;
     };
     await page.getByLabel("Enter the numbers shown in the image").fill(answer);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Check your email" }).waitFor();
-    await smtp.waitFor(email);
+    await fx.smtp.waitFor(email);
     await context.close();
   });
 
   it("opened without a registration, register/complete sends the visitor to sign-in", async () => {
-    const { page, context } = await visit(browser, "/register/complete", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/register/complete", {}, fx.service.baseUrl);
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     await context.close();
   });
 
   it("says Invalid activation link. without a code, and shows a bad code's error with its reference", async () => {
-    const { page, context } = await visit(browser, "/account/activate", {}, service.baseUrl);
+    const { page, context } = await visit(fx.browser, "/account/activate", {}, fx.service.baseUrl);
     await page.getByText("Invalid activation link.").waitFor();
     await page.goto(`/account/activate?code=${"x".repeat(43)}`);
     await page.getByText("This link is not valid. Please request a new one.").waitFor();

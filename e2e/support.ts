@@ -3,8 +3,9 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core";
-import { inject } from "vitest";
-import { CHROMIUM } from "./global.ts";
+import { afterAll, beforeAll, inject } from "vitest";
+import { TestSmtp } from "../packages/server/test/smtp.ts";
+import { CHROMIUM, type Service, startService } from "./global.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const SCREENSHOTS = join(import.meta.dirname, "screenshots");
@@ -102,4 +103,29 @@ export async function signIn(page: Page, email: string, password: string): Promi
   const answer = page.waitForResponse((r) => r.url().endsWith("/api/account/login"));
   await page.getByRole("button", { name: "Sign in" }).click();
   return answer;
+}
+
+export interface MailFixture {
+  browser: Browser;
+  smtp: TestSmtp;
+  service: Service;
+}
+
+/**
+ * For a test file: Chromium, a real SMTP server on loopback, and a Gatehouse that mails through it, started once
+ * before the file's tests and stopped after them.
+ */
+export function useMailService(): MailFixture {
+  const fixture = {} as MailFixture;
+  beforeAll(async () => {
+    fixture.browser = await launch();
+    fixture.smtp = await new TestSmtp().start();
+    fixture.service = await startService({ SMTP_URL: fixture.smtp.url });
+  });
+  afterAll(async () => {
+    await fixture.browser?.close();
+    await fixture.service?.stop();
+    await fixture.smtp?.stop();
+  });
+  return fixture;
 }

@@ -1,4 +1,4 @@
-import { api, ResetPasswordBody, ROUTES, routeUrl } from "@gatehouse/contract";
+import { api, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -13,7 +13,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
-import { useCodeCheck } from "./code-check.ts";
+import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
 const Form = ResetPasswordBody.pick({ password: true });
 
@@ -23,7 +23,7 @@ export default function Reset() {
   const code = params.get("code");
   const { brand } = useApp();
   const { t } = useTranslation();
-  const tk = useT();
+  const _tk = useT();
   const fail = useScreenFailure();
   usePageTitle(t("titles.resetPassword"));
   const check = useCodeCheck(code);
@@ -52,25 +52,11 @@ export default function Reset() {
   });
 
   if (check.state === "validating") {
-    return (
-      <Layout>
-        <p role="status">{t("reset.loading")}</p>
-      </Layout>
-    );
+    return <CodeValidating />;
   }
   if (check.state === "invalid" || failure) {
-    return (
-      <Layout>
-        <h1>{t("reset.invalidHeading")}</h1>
-        <Alert kind="error">
-          <p>{tk(failure?.key ?? (check.state === "invalid" ? check.reason : "errors.code_invalid"))}</p>
-          {failure?.guid ? <p>{t("app.ref", { id: failure.guid })}</p> : null}
-        </Alert>
-        <Link className={buttonClass} to={ROUTES.PASSWORD_RECOVER.path}>
-          {t("reset.requestNew")}
-        </Link>
-      </Layout>
-    );
+    const reason = failure?.key ?? (check.state === "invalid" ? check.reason : "errors.code_invalid");
+    return <CodeProblem reason={reason} guid={failure?.guid} requestNew />;
   }
   if (done) {
     return (

@@ -23,7 +23,7 @@ import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
-import { useCodeCheck } from "./code-check.ts";
+import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
 const Form = SetupPasswordBody.pick({ password: true, marketingInfo: true });
 type Info = {
@@ -86,20 +86,9 @@ export default function Setup() {
   });
 
   if (check.state === "validating") {
-    return (
-      <Layout>
-        <p role="status">{t("reset.loading")}</p>
-      </Layout>
-    );
+    return <CodeValidating />;
   }
-  if (check.state === "invalid") {
-    return (
-      <Layout>
-        <h1>{t("reset.invalidHeading")}</h1>
-        <Alert kind="error">{tk(check.reason)}</Alert>
-      </Layout>
-    );
-  }
+  if (check.state === "invalid") return <CodeProblem reason={check.reason} />;
   if (done) {
     return (
       <Layout>

@@ -1,0 +1,72 @@
+import { api, ROUTES } from "@gatehouse/contract";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
+import { gateway, isScreenFailure } from "../../api/index.ts";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { Alert } from "../../ui/Alert.tsx";
+import { buttonClass } from "../../ui/Button.tsx";
+import { useT } from "../../ui/useT.ts";
+
+export type CodeCheck = { state: "validating" } | { state: "valid" } | { state: "invalid"; reason: string };
+
+const REASON = { invalid: "errors.code_invalid", expired: "errors.code_expired", used: "errors.code_used" } as const;
+
+/** Spec §4: reset and set-up first run a validating state on the code, leading to valid or an error. */
+export function useCodeCheck(code: string | null): CodeCheck {
+  const fail = useScreenFailure();
+  const [check, setCheck] = useState<CodeCheck>(
+    code ? { state: "validating" } : { state: "invalid", reason: "errors.code_invalid" },
+  );
+  useEffect(() => {
+    if (!code) return;
+    gateway()
+      .call(api.recoverStatus, { params: { code } })
+      .then(
+        ({ status }) =>
+          setCheck(status === "valid" ? { state: "valid" } : { state: "invalid", reason: REASON[status] }),
+        (error: unknown) =>
+          isScreenFailure(error) ? fail(error) : setCheck({ state: "invalid", reason: "errors.code_invalid" }),
+      );
+  }, [code, fail]);
+  return check;
+}
+
+/** Spec §2: "LOADING..." while the code is checked. */
+export function CodeValidating() {
+  const { t } = useTranslation();
+  return (
+    <Layout>
+      <p role="status">{t("reset.loading")}</p>
+    </Layout>
+  );
+}
+
+/** A code that cannot be used: the reason, its reference, and (for resets) a way to a new one. */
+export function CodeProblem({
+  reason,
+  guid,
+  requestNew,
+}: {
+  reason: string;
+  guid?: string | undefined;
+  requestNew?: boolean;
+}) {
+  const { t } = useTranslation();
+  const tk = useT();
+  return (
+    <Layout>
+      <h1>{t("reset.invalidHeading")}</h1>
+      <Alert kind="error">
+        <p>{tk(reason)}</p>
+        {guid ? <p>{t("app.ref", { id: guid })}</p> : null}
+      </Alert>
+      {requestNew ? (
+        <Link className={buttonClass} to={ROUTES.PASSWORD_RECOVER.path}>
+          {t("reset.requestNew")}
+        </Link>
+      ) : null}
+    </Layout>
+  );
+}
