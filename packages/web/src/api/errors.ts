@@ -49,3 +49,15 @@ export class UnexpectedAnswerError extends Error {
 export function isScreenFailure(error: unknown): boolean {
   return error instanceof ServerError || error instanceof NetworkError || error instanceof UnexpectedAnswerError;
 }
+
+/** The i18n key that says what went wrong: the error code's words, or the generic unexpected-error text. */
+export function errorKey(error: unknown): string {
+  return error instanceof ApiError ? `errors.${error.code}` : "network.unexpected";
+}
+
+/** Puts the server's field errors (message keys) on a form; true when there were any. */
+export function applyFieldErrors(error: unknown, setError: (field: string, message: string) => void): boolean {
+  const fields = error instanceof ApiError ? (error.answer.fields ?? []) : [];
+  for (const field of fields) setError(field.field, field.message);
+  return fields.length > 0;
+}

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useLoaderData, useNavigate, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -75,10 +75,7 @@ export default function Login() {
         setNotice({ kind: "notActive", email: values.email });
       } else if (error.code === "user_temporarily_blocked") {
         setNotice({ kind: "blocked" });
-      } else if (error.code === "invalid_request" && error.answer.fields?.length) {
-        for (const field of error.answer.fields)
-          form.setError(field.field as keyof FormInput, { message: field.message });
-      } else {
+      } else if (!applyFieldErrors(error, (field, message) => form.setError(field as keyof FormInput, { message }))) {
         setNotice({ kind: "error", code: `errors.${error.code}` });
       }
       return;
@@ -92,7 +89,7 @@ export default function Login() {
       setNotice({ kind: "resent", email });
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
-      setNotice({ kind: "error", code: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected" });
+      setNotice({ kind: "error", code: errorKey(error) });
     }
   };
 

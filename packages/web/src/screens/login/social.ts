@@ -1,5 +1,5 @@
 import { api } from "@gatehouse/contract";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 
 export type Platform = "google" | "facebook" | "trimble";
 
@@ -23,6 +23,6 @@ export async function startSocialSignIn(
     window.location.assign(redirect_to);
   } catch (error) {
     if (isScreenFailure(error)) return options.fail(error);
-    options.onError(error instanceof ApiError ? `errors.${error.code}` : "network.unexpected");
+    options.onError(errorKey(error));
   }
 }

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { ApiError, applyFieldErrors, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -51,11 +51,12 @@ export default function Change() {
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
       if (!(error instanceof ApiError)) return setNotice("network.unexpected");
-      if (error.answer.fields?.length) {
-        for (const f of error.answer.fields)
-          form.setError(f.field as keyof FormInput, { message: f.message }, { shouldFocus: true });
+      if (
+        applyFieldErrors(error, (field, message) =>
+          form.setError(field as keyof FormInput, { message }, { shouldFocus: true }),
+        )
+      )
         return;
-      }
       setNotice(`errors.${error.code}`);
     }
   });

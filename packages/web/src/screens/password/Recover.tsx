@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
@@ -37,7 +37,7 @@ export default function Recover() {
       setSentTo(email);
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
-      setNotice(error instanceof ApiError ? `errors.${error.code}` : "network.unexpected");
+      setNotice(errorKey(error));
     }
   });
 

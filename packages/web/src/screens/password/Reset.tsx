@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -39,13 +39,10 @@ export default function Reset() {
       setDone(true);
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
-      if (error instanceof ApiError && error.answer.fields?.length) {
-        for (const f of error.answer.fields)
-          if (f.field === "password") form.setError("password", { message: f.message });
-        return;
-      }
+      // The only field the server can fault here is the password.
+      if (applyFieldErrors(error, (_field, message) => form.setError("password", { message }))) return;
       setFailure({
-        key: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected",
+        key: errorKey(error),
         guid: (error as ApiError).answer?.guid,
       });
     }

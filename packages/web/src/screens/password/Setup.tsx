@@ -12,7 +12,7 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -77,11 +77,8 @@ export default function Setup() {
       setDone(true);
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
-      if (error instanceof ApiError && error.answer.fields?.length) {
-        for (const f of error.answer.fields) form.setError(f.field as never, { message: f.message });
-        return;
-      }
-      setFailure(error instanceof ApiError ? `errors.${error.code}` : "network.unexpected");
+      if (applyFieldErrors(error, (field, message) => form.setError(field as never, { message }))) return;
+      setFailure(errorKey(error));
     }
   });
 

@@ -2,7 +2,7 @@ import { api, ROUTES } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { type ApiError, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -34,7 +34,7 @@ export default function DeleteAccount() {
       if (isScreenFailure(error)) return fail(error);
       setState({
         kind: "ERROR",
-        key: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected",
+        key: errorKey(error),
         guid: (error as ApiError).answer?.guid,
       });
     }

@@ -12,7 +12,7 @@ import { type MouseEvent, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -84,10 +84,8 @@ export default function EditProfile() {
       setSaved(true);
     } catch (failure) {
       if (isScreenFailure(failure)) return fail(failure);
-      if (failure instanceof ApiError && failure.answer.fields?.length) {
-        for (const f of failure.answer.fields) form.setError(f.field as keyof FormInput, { message: f.message });
-      }
-      setError(failure instanceof ApiError ? `errors.${failure.code}` : "network.unexpected");
+      applyFieldErrors(failure, (field, message) => form.setError(field as keyof FormInput, { message }));
+      setError(errorKey(failure));
     }
   });
 
@@ -172,7 +170,7 @@ function DeleteRequest({ email, withPassword }: { email: string; withPassword: b
       const field = failure instanceof ApiError ? failure.answer.fields?.[0]?.message : undefined;
       setState({
         kind: "error",
-        key: field ?? (failure instanceof ApiError ? `errors.${failure.code}` : "network.unexpected"),
+        key: field ?? errorKey(failure),
       });
     }
   };

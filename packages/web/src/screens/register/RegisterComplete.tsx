@@ -2,7 +2,7 @@ import { api } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Navigate, useLocation, useSearchParams } from "react-router";
-import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -36,7 +36,7 @@ export default function RegisterComplete() {
       setResend({ state: "success" });
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
-      setResend({ state: "error", code: error instanceof ApiError ? `errors.${error.code}` : "network.unexpected" });
+      setResend({ state: "error", code: errorKey(error) });
     }
   };
 
