@@ -11,5 +11,3 @@ const COMMON: ReadonlySet<string> = new Set(
 export function isCommonPassword(password: string): boolean {
   return COMMON.has(password.toLowerCase());
 }
-
-export const COMMON_PASSWORD_COUNT = COMMON.size;

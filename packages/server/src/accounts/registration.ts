@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ACTIVATION_TTL_MS, type api, type BodyOf, emailRule, routeUrl } from "@gatehouse/contract";
+import { ACTIVATION_TTL_MS, type api, emailRule, routeUrl } from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
 import { queueUserMail } from "../mail/outbox.ts";
@@ -11,8 +11,6 @@ import { normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
-
-export type { BodyOf };
 
 export interface Origin {
   language: string;

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { Insertable, Selectable, Updateable } from "kysely";
 
 /** Times are epoch milliseconds; flags are 0/1 integers, the same on SQLite and PostgreSQL. */
 export interface UsersTable {
@@ -118,5 +118,3 @@ export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type ThrottleRow = Selectable<LoginThrottleTable>;
-// Generated is kept exported for later tables with database-made columns.
-export type { Generated };

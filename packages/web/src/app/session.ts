@@ -1,4 +1,4 @@
-import { type AnswerOf, api, ROUTES, routeUrl } from "@gatehouse/contract";
+import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
 import { type LoaderFunctionArgs, redirect } from "react-router";
 import { ApiError, gateway } from "../api/index.ts";
 
@@ -23,5 +23,3 @@ export async function requireSession({ request }: LoaderFunctionArgs): Promise<S
   }
   return session;
 }
-
-export const loginPath = ROUTES.LOGIN.path;
