@@ -19,6 +19,30 @@ export const Flags = z.object(
 );
 export type Flags = z.infer<typeof Flags>;
 
+/**
+ * The third-party bot checks a deployment may configure instead of our proof of work (ARCHITECTURE.md "captcha /
+ * bot check"). Both render explicitly into a container and hand a token to a callback; the server verifies it.
+ */
+export const REMOTE_BOT_CHECKS = {
+  turnstile: {
+    script: "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit",
+    /** What the page's Content-Security-Policy must allow for its script and its frame. */
+    origins: ["https://challenges.cloudflare.com"],
+  },
+  recaptcha: {
+    script: "https://www.google.com/recaptcha/api.js?render=explicit",
+    origins: ["https://www.google.com", "https://www.gstatic.com", "https://recaptcha.google.com"],
+  },
+} as const;
+export type RemoteBotCheckProvider = keyof typeof REMOTE_BOT_CHECKS;
+
+/** Which bot check the registration form shows to visitors outside CN. */
+export const BotCheckSettings = z.discriminatedUnion("provider", [
+  z.object({ provider: z.literal("altcha") }),
+  z.object({ provider: z.enum(["turnstile", "recaptcha"]), siteKey: z.string() }),
+]);
+export type BotCheckSettings = z.infer<typeof BotCheckSettings>;
+
 /** What the server writes into the HTML it serves, chosen by the request's host name (ARCHITECTURE.md). */
 export const HostSettings = z.object({
   brand: z.enum(BRAND_IDS),
@@ -33,6 +57,7 @@ export const HostSettings = z.object({
   language: z.enum(LANGUAGE_CODES as [string, ...string[]]),
   /** Upper-cased visitor country, ZZ when unknown. */
   country: z.string(),
+  botCheck: BotCheckSettings,
 });
 export type HostSettings = z.infer<typeof HostSettings>;
 

@@ -2,6 +2,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
 import fastifyHelmet from "@fastify/helmet";
 import fastifyRateLimit from "@fastify/rate-limit";
+import { REMOTE_BOT_CHECKS } from "@gatehouse/contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
@@ -80,9 +81,7 @@ export async function buildApp(
     }),
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
-      config.botCheck.provider === "altcha"
-        ? undefined
-        : siteverify(config.botCheck.verifyUrl ?? "", config.botCheck.secret ?? ""),
+      config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
   };
   app.decorate("services", services);
 
@@ -100,6 +99,8 @@ export async function buildApp(
       answer: testAnswers.get(request.params.id) ?? null,
     }));
   }
+  const thirdParty: string[] =
+    config.botCheck.provider === "altcha" ? [] : [...REMOTE_BOT_CHECKS[config.botCheck.provider].origins];
   // Pages and assets get helmet's document headers (CSP and the rest); /api answers carry their own fixed set.
   await app.register(async (pages) => {
     await pages.register(fastifyHelmet, {
@@ -109,6 +110,9 @@ export async function buildApp(
           "form-action": ["'self'"],
           // The proof-of-work widget solves in Web Workers it creates from blob: URLs of our own scripts.
           "worker-src": ["'self'", "blob:"],
+          // A configured third-party bot check loads its script and frame from its own origins, and only those.
+          "script-src": ["'self'", ...thirdParty],
+          "frame-src": thirdParty.length > 0 ? thirdParty : null,
           "upgrade-insecure-requests": config.publicUrl.protocol === "https:" ? [] : null,
         },
       },

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BRAND_IDS, Flags } from "@gatehouse/contract";
+import { BRAND_IDS, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { z } from "zod";
 
 const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -62,7 +62,9 @@ export interface Config {
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   logLevel: string;
   webDist: string;
-  botCheck: { provider: "altcha" | "turnstile" | "recaptcha"; secret?: string; siteKey?: string; verifyUrl?: string };
+  botCheck:
+    | { provider: "altcha" }
+    | { provider: RemoteBotCheckProvider; secret: string; siteKey: string; verifyUrl: string };
 }
 
 export class ConfigError extends Error {}

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { HostSettings } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
 
@@ -66,6 +67,26 @@ describe("Turnstile / reCAPTCHA verification when configured", () => {
       400,
       "bot_check_failed",
     );
+  });
+
+  it("tells the page which widget to draw, with the site key and never the secret", async () => {
+    const response = await fetch(`${server.url}/register`);
+    const html = await response.text();
+    const json = /<script id="gatehouse-settings" type="application\/json">(.*?)<\/script>/su.exec(html)?.[1];
+    expect(HostSettings.parse(JSON.parse(json ?? "null")).botCheck).toEqual({
+      provider: "turnstile",
+      siteKey: "site-key",
+    });
+    expect(html).not.toContain("provider-secret");
+    // OWASP ASVS 3.4.3: the policy opens scripts and frames to the provider's origin and no other.
+    const policy = new Map(
+      (response.headers.get("content-security-policy") ?? "").split(";").map((d) => {
+        const [name = "", ...sources] = d.trim().split(" ");
+        return [name, sources.join(" ")];
+      }),
+    );
+    expect(policy.get("script-src")).toBe("'self' https://challenges.cloudflare.com");
+    expect(policy.get("frame-src")).toBe("https://challenges.cloudflare.com");
   });
 
   it("needs the secret and site key", async () => {

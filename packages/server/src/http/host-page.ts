@@ -34,6 +34,10 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     returnHosts: config.brands.returnHosts,
     language: pageLanguage(request, config.countryHeader, returnTo),
     country: visitorCountry(request, config.countryHeader),
+    botCheck:
+      config.botCheck.provider === "altcha"
+        ? { provider: "altcha" }
+        : { provider: config.botCheck.provider, siteKey: config.botCheck.siteKey },
   };
 }
 

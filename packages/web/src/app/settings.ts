@@ -14,5 +14,6 @@ export function readHostSettings(doc: Document = document): HostSettings {
     returnHosts: [],
     language: "en",
     country: "ZZ",
+    botCheck: { provider: "altcha" },
   });
 }

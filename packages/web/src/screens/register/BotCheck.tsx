@@ -2,6 +2,7 @@ import { LANGUAGES, type Language } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
+import { RemoteBotCheck } from "./RemoteBotCheck.tsx";
 
 declare global {
   namespace React.JSX {
@@ -13,17 +14,24 @@ declare global {
 
 type Widget = HTMLElement & { configure(options: Record<string, unknown>): void; reset(): void };
 
-/**
- * The proof-of-work bot check (ALTCHA) for visitors outside CN. The widget loads on demand, speaks our catalogs'
- * words, and hands its solved token to the form. `generation` changes when the form wants a fresh check.
- */
-export function BotCheck({
-  onToken,
-  generation,
-}: {
+interface BotCheckProps {
   onToken: (token: string | undefined) => void;
   generation: number;
-}) {
+}
+
+/** The bot check for visitors outside CN: our proof of work, or the third party the deployment configured. */
+export function BotCheck(props: BotCheckProps) {
+  const { settings } = useApp();
+  const check = settings.botCheck;
+  if (check.provider === "altcha") return <ProofOfWork {...props} />;
+  return <RemoteBotCheck provider={check.provider} siteKey={check.siteKey} {...props} />;
+}
+
+/**
+ * The proof-of-work bot check (ALTCHA). The widget loads on demand, speaks our catalogs'
+ * words, and hands its solved token to the form. `generation` changes when the form wants a fresh check.
+ */
+function ProofOfWork({ onToken, generation }: BotCheckProps) {
   const { settings } = useApp();
   const { t, i18n } = useTranslation();
   const ref = useRef<Widget>(null);
