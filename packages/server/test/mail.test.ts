@@ -33,6 +33,12 @@ describe("mail rendering", () => {
     expect(mail.text).toContain(brand.links.terms);
   });
 
+  it("tells an invited person why the mail came without claiming they signed up", () => {
+    const mail = renderMail({ ...base, kind: "password_setup", language: "en", brand: "assets" });
+    expect(mail.text).toContain("You receive this email because it concerns your Cosmos account.");
+    expect(mail.text).not.toMatch(/sign(ed)? up/iu);
+  });
+
   it("escapes what users typed, and falls back for unknown languages and brands", () => {
     const mail = renderMail({ ...base, language: "xx", brand: "nope", name: '<img src=x onerror="alert(1)">' });
     expect(mail.html).not.toContain("<img src=x");
