@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
+import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
@@ -30,6 +31,7 @@ import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { rateLimitsStore } from "./store/rate-limits.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
 
@@ -65,6 +67,7 @@ export async function buildApp(
   await app.register(fastifyRateLimit, {
     global: false,
     keyGenerator: (request) => request.ip,
+    store: databaseRateLimitStore(db),
     errorResponseBuilder: () => new ApiError("rate_limited", { temporary: true }),
   });
   await app.register(sessionPlugin, { config, db });
@@ -131,6 +134,7 @@ export async function buildApp(
       sweepThrottle(db),
       codesStore.deleteStale(db, now - 30 * 24 * 3600_000),
       captchasStore.deleteStale(db, now),
+      rateLimitsStore.deleteStale(db, now),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();

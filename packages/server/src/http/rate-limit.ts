@@ -1,4 +1,40 @@
+import { hash } from "node:crypto";
+import type { FastifyRateLimitStore } from "@fastify/rate-limit";
+import type { Db } from "../store/db.ts";
+import { rateLimitsStore } from "../store/rate-limits.ts";
+
 /** Route options for a per-client-address limit (@fastify/rate-limit; the address follows TRUST_PROXY). */
 export function limit(rate: { max: number; windowMs: number }) {
   return { rateLimit: { max: rate.max, timeWindow: rate.windowMs } };
+}
+
+type Incr = Parameters<FastifyRateLimitStore["incr"]>;
+/** What the plugin really hands a store: its merged options, with the route they apply to. */
+type RouteParams = { routeInfo?: { method?: string | string[]; url?: string } };
+
+/**
+ * A @fastify/rate-limit store on our database, so a limit holds across every instance and survives a restart
+ * (ASVS 2.2.1 anti-automation). Each limited route counts apart; rows hold a hash of route and client address,
+ * never the address itself, and the sweeper removes ended windows.
+ */
+export function databaseRateLimitStore(db: Db) {
+  return class DatabaseRateLimitStore implements FastifyRateLimitStore {
+    readonly route: string;
+
+    constructor(params: RouteParams) {
+      const method = params.routeInfo?.method;
+      this.route = `${Array.isArray(method) ? method.join(",") : (method ?? "")} ${params.routeInfo?.url ?? ""}`;
+    }
+
+    incr(key: Incr[0], callback: Incr[1], timeWindow: Incr[2]): void {
+      rateLimitsStore.hit(db, hash("sha256", `${this.route}|${key}`, "hex"), Date.now(), timeWindow).then(
+        ({ hits, windowEnds }) => callback(null, { current: hits, ttl: Math.max(0, windowEnds - Date.now()) }),
+        (error: Error) => callback(error),
+      );
+    }
+
+    child(params: unknown): FastifyRateLimitStore {
+      return new DatabaseRateLimitStore(params as RouteParams);
+    }
+  };
 }

@@ -44,6 +44,14 @@ export interface LoginThrottleTable {
   updated_at: number;
 }
 
+/** One fixed window of requests to one rate-limited call from one client address. */
+export interface RateLimitsTable {
+  /** SHA-256 of the call and the client address. */
+  key: string;
+  hits: number;
+  window_ends: number;
+}
+
 export type CodePurpose = "activation" | "password_reset" | "password_setup" | "deletion";
 
 export interface CodesTable {
@@ -106,6 +114,7 @@ export interface Database {
   captchas: CaptchasTable;
   spent_tokens: SpentTokensTable;
   audit: AuditTable;
+  rate_limits: RateLimitsTable;
 }
 
 export type AuditRow = Selectable<AuditTable>;

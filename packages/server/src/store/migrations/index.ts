@@ -3,6 +3,7 @@ import * as foundation from "./001-foundation.ts";
 import * as registration from "./002-registration.ts";
 import * as passwords from "./003-passwords.ts";
 import * as audit from "./004-audit.ts";
+import * as rateLimits from "./005-rate-limits.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "002-registration": registration,
   "003-passwords": passwords,
   "004-audit": audit,
+  "005-rate-limits": rateLimits,
 };
 
 export const migrationProvider: MigrationProvider = {
