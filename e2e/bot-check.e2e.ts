@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeSiteverify } from "../packages/server/test/siteverify.ts";
 import { type Service, startService } from "./global.ts";
-import { launch, uniqueEmail, visit } from "./support.ts";
+import { launch, registerStepOne, registerStepTwo, uniqueEmail, visit } from "./support.ts";
 
 /**
  * A deployment that configures Cloudflare Turnstile or Google reCAPTCHA instead of our proof of work. This machine
@@ -47,55 +47,34 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-const PASSWORD = "Granite-Kettle-58";
-
-async function fillBothSteps(page: Page, email: string) {
-  await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByRole("heading", { name: "Almost there", level: 1 }).waitFor();
-  await page.getByLabel("First name").fill("Ada");
-  await page.getByLabel("Last name").fill("Byron");
-  await page.getByRole("combobox", { name: "Country" }).selectOption("GB");
-}
-
 describe.each(PROVIDERS)("registration with $provider configured", ({ provider, global, script }) => {
-  let siteverify: Server;
-  const verified: URLSearchParams[] = [];
+  // The provider refuses the first token ("token-1") and accepts the rest.
+  const siteverify = new FakeSiteverify(
+    (form) => form.get("secret") === `${provider}-secret` && form.get("response") !== "token-1",
+  );
+  const verified = siteverify.seen;
   let service: Service;
 
   beforeAll(async () => {
-    // The provider refuses its first token of each test ("token-1") and accepts the rest.
-    siteverify = createServer((request, response) => {
-      let body = "";
-      request.on("data", (chunk) => (body += chunk));
-      request.on("end", () => {
-        const form = new URLSearchParams(body);
-        verified.push(form);
-        const success = form.get("secret") === `${provider}-secret` && form.get("response") !== "token-1";
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ success }));
-      });
-    });
-    await new Promise<void>((resolve) => siteverify.listen(0, "127.0.0.1", resolve));
-    const { port } = siteverify.address() as { port: number };
+    await siteverify.start();
     service = await startService({
       BOT_CHECK: provider,
       BOT_CHECK_SECRET: `${provider}-secret`,
       BOT_CHECK_SITE_KEY: `${provider}-site-key`,
-      BOT_CHECK_VERIFY_URL: `http://127.0.0.1:${port}/siteverify`,
+      BOT_CHECK_VERIFY_URL: siteverify.url,
     });
   });
   afterAll(async () => {
     await service?.stop();
-    await new Promise((resolve) => siteverify?.close(resolve));
+    await siteverify.stop();
   });
 
   it("draws the provider's widget, resets it after a refused token, and registers with a good one", async () => {
     const { page, context } = await visit(browser, "/register", {}, service.baseUrl);
     await page.route(script, (route) => route.fulfill({ contentType: "text/javascript", body: fakeScript(global) }));
     const email = uniqueEmail(provider);
-    await fillBothSteps(page, email);
+    await registerStepOne(page, email);
+    await registerStepTwo(page);
 
     const check = page.getByRole("group", { name: "I'm not a robot" });
     const widget = check.getByRole("button", { name: "Verify you are human" });

@@ -1,27 +1,17 @@
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
+import {
+  REGISTER_PASSWORD,
+  registerStepOne,
+  registerStepTwo,
+  screenshot,
+  signIn,
+  uniqueEmail,
+  useMailService,
+  visit,
+} from "./support.ts";
 
 const fx = useMailService();
-
-const PASSWORD = "Granite-Kettle-58";
-
-async function stepOne(page: Page, email: string) {
-  await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByRole("heading", { name: "Almost there", level: 1 }).waitFor();
-}
-
-async function stepTwo(page: Page) {
-  await page.getByText("Complete your profile").waitFor();
-  await page.getByLabel("First name").fill("Rosa");
-  await page.getByLabel("Last name").fill("Park");
-  await page.getByRole("combobox", { name: "Country" }).selectOption("PT");
-  await page.getByLabel("Send me news about products, tips and offers.").check();
-}
 
 describe("registration", () => {
   it("registers in two steps, mails the activation link, and the activated account signs in", async () => {
@@ -29,8 +19,8 @@ describe("registration", () => {
     const { page, context } = await visit(fx.browser, "/register?theme=cloud", {}, fx.service.baseUrl);
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     expect(await page.title()).toBe("Sign up | Cloud Render");
-    await stepOne(page, email);
-    await stepTwo(page);
+    await registerStepOne(page, email);
+    await registerStepTwo(page);
     // The proof-of-work check solves itself in the browser.
     await page.getByText("Verified").waitFor({ timeout: 30_000 });
     await screenshot(page, "register-step2-cloud");
@@ -45,7 +35,7 @@ describe("registration", () => {
     await page.getByRole("heading", { name: "Your account is active" }).waitFor();
     await page.getByRole("link", { name: "Sign in" }).click();
     await page.goto("/?theme=archviz");
-    expect((await signIn(page, email, PASSWORD)).status()).toBe(200);
+    expect((await signIn(page, email, REGISTER_PASSWORD)).status()).toBe(200);
     await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
     await context.close();
   });
@@ -53,8 +43,8 @@ describe("registration", () => {
   it("shows the conflict message on blur for an address that is taken", async () => {
     const email = uniqueEmail("taken");
     const first = await visit(fx.browser, "/register", {}, fx.service.baseUrl);
-    await stepOne(first.page, email);
-    await stepTwo(first.page);
+    await registerStepOne(first.page, email);
+    await registerStepTwo(first.page);
     await first.page.getByText("Verified").waitFor({ timeout: 30_000 });
     await first.page.getByRole("button", { name: "Create account" }).click();
     await first.page.getByRole("heading", { name: "Check your email" }).waitFor();
@@ -74,8 +64,8 @@ describe("registration", () => {
     // The page follows the country: a visitor from CN reads Chinese; switch to English to use the spec's words.
     await page.getByRole("combobox").last().selectOption("en");
     const captcha = page.waitForResponse((r) => r.url().includes("/api/captcha/generate"));
-    await stepOne(page, email);
-    await stepTwo(page);
+    await registerStepOne(page, email);
+    await registerStepTwo(page);
     const { id } = (await (await captcha).json()) as { id: string };
     expect(await page.getByRole("img", { name: "Image with numbers to type" }).isVisible()).toBe(true);
     await page.getByLabel("Enter the numbers shown in the image").fill("99999x");

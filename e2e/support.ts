@@ -105,6 +105,27 @@ export async function signIn(page: Page, email: string, password: string): Promi
   return answer;
 }
 
+/** The password the registration tests sign up with. */
+export const REGISTER_PASSWORD = "Granite-Kettle-58";
+
+/** Registration step 1 (spec §2): address and password, then Continue to step 2. */
+export async function registerStepOne(page: Page, email: string) {
+  await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("heading", { name: "Almost there", level: 1 }).waitFor();
+}
+
+/** Registration step 2 up to the human check: name, country and the newsletter. */
+export async function registerStepTwo(page: Page) {
+  await page.getByText("Complete your profile").waitFor();
+  await page.getByLabel("First name").fill("Rosa");
+  await page.getByLabel("Last name").fill("Park");
+  await page.getByRole("combobox", { name: "Country" }).selectOption("PT");
+  await page.getByLabel("Send me news about products, tips and offers.").check();
+}
+
 export interface MailFixture {
   browser: Browser;
   smtp: TestSmtp;

@@ -1,39 +1,28 @@
-import { createServer, type Server } from "node:http";
 import { HostSettings } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { FakeSiteverify } from "./siteverify.ts";
 
-/** A stand-in for Turnstile's siteverify on loopback: this machine reaches no third party (README). */
-let provider: Server;
-let providerUrl = "";
-const seen: URLSearchParams[] = [];
+const provider = new FakeSiteverify(
+  (form) => form.get("secret") === "provider-secret" && form.get("response") === "good-token",
+);
+const seen = provider.seen;
 let server: TestServer;
 
 beforeAll(async () => {
-  provider = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk) => (body += chunk));
-    request.on("end", () => {
-      const form = new URLSearchParams(body);
-      seen.push(form);
-      const ok = form.get("secret") === "provider-secret" && form.get("response") === "good-token";
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ success: ok }));
-    });
-  });
-  await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
-  providerUrl = `http://127.0.0.1:${(provider.address() as { port: number }).port}/siteverify`;
+  await provider.start();
   server = await startServer({
     env: {
       BOT_CHECK: "turnstile",
       BOT_CHECK_SECRET: "provider-secret",
       BOT_CHECK_SITE_KEY: "site-key",
-      BOT_CHECK_VERIFY_URL: providerUrl,
+      BOT_CHECK_VERIFY_URL: provider.url,
     },
   });
 });
 afterAll(async () => {
   await server.close();
-  await new Promise((resolve) => provider.close(resolve));
+  await provider.stop();
 });
 
 const person = (email: string, botCheck: string) => ({
