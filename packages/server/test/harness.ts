@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { TestSmtp } from "./smtp.ts";
 
 /** A page template like the built SPA's, so host-page tests do not depend on a web build. */
 export const TEST_TEMPLATE =
@@ -133,4 +134,30 @@ export function expectErrorObject(answer: Answer, status: number, code: string) 
   if (body.guid !== body.error_guid || body.HTTPStatus !== status)
     throw new Error(`inconsistent error object ${answer.text}`);
   return body;
+}
+
+export interface MailServer {
+  server: TestServer;
+  smtp: TestSmtp;
+}
+
+/**
+ * For a test file or a describe block: a real SMTP server on loopback and a Gatehouse that mails through it,
+ * behind a trusted proxy so each test client can come from its own address; on SQLite unless `database` names
+ * another database.
+ */
+export function useMailServer(database: () => Promise<string | undefined> = async () => undefined): MailServer {
+  const fixture = {} as MailServer;
+  beforeAll(async () => {
+    fixture.smtp = await new TestSmtp().start();
+    const databaseUrl = await database();
+    fixture.server = await startServer({
+      env: { SMTP_URL: fixture.smtp.url, TRUST_PROXY: "true", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    });
+  });
+  afterAll(async () => {
+    await fixture.server?.close();
+    await fixture.smtp?.stop();
+  });
+  return fixture;
 }

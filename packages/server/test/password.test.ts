@@ -1,16 +1,15 @@
 import { PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { passwordCodeStatus, resetPassword } from "../src/accounts/recovery.ts";
 import { createUser, disableUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
-import { linkIn, TestSmtp } from "./smtp.ts";
+import { Client, expectErrorObject, type TestServer, useMailServer } from "./harness.ts";
+import { linkIn } from "./smtp.ts";
 
-let server: TestServer;
-let smtp: TestSmtp;
+const fx = useMailServer();
 let ip = 0;
-const client = () => new Client(server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}` }).start();
+const client = () => new Client(fx.server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}` }).start();
 const OLD = "Granite-Kettle-58";
 const NEW = "Copper-Lantern-91!";
 
@@ -18,7 +17,7 @@ async function person(
   email: string,
   extra: Parameters<typeof createUser>[1] extends infer T ? Partial<T> : never = {},
 ) {
-  return createUser(server.app.db, {
+  return createUser(fx.server.app.db, {
     email,
     password: OLD,
     firstName: "Pat",
@@ -28,24 +27,15 @@ async function person(
   });
 }
 
-const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
+const mailsTo = (address: string) => fx.smtp.received.filter((m) => m.to.includes(address));
 async function nextMail(address: string, count: number) {
-  await server.app.services.mail.runOnce();
+  await fx.server.app.services.mail.runOnce();
   const deadline = Date.now() + 10_000;
   while (mailsTo(address).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   const mail = mailsTo(address)[count - 1];
   if (!mail) throw new Error(`mail #${count} to ${address} did not arrive`);
   return mail;
 }
-
-beforeAll(async () => {
-  smtp = await new TestSmtp().start();
-  server = await startServer({ env: { SMTP_URL: smtp.url, TRUST_PROXY: "true" } });
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.stop();
-});
 
 describe("POST /api/account/recover", () => {
   it("answers a known and an unknown address with the same status and body, and mails only the known one", async () => {
@@ -88,7 +78,7 @@ describe("POST /api/account/recover", () => {
       linkIn(await nextMail("pending-r@example.com", 1), "/account/activate").searchParams.get("code"),
     ).toBeTruthy();
 
-    expect((await runAdmin(["user:invite", "--email", "invited-r@example.com"], envOf(server))).code).toBe(0);
+    expect((await runAdmin(["user:invite", "--email", "invited-r@example.com"], envOf(fx.server))).code).toBe(0);
     await (await client()).post("/api/account/recover", { email: "invited-r@example.com" });
     const mail = await nextMail("invited-r@example.com", 2);
     expect(linkIn(mail, "/account/password-setup").searchParams.get("code")).toBeTruthy();
@@ -100,7 +90,7 @@ describe("POST /api/account/recover", () => {
       const answer = await (await client()).post("/api/account/recover", { email: "bombed@example.com" });
       expect(answer.status).toBe(200);
     }
-    await server.app.services.mail.runOnce();
+    await fx.server.app.services.mail.runOnce();
     await new Promise((r) => setTimeout(r, 300));
     expect(mailsTo("bombed@example.com")).toHaveLength(3);
   });
@@ -127,7 +117,7 @@ describe("reset", () => {
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
     expect((await c.get(`/api/account/recover/${"x".repeat(43)}`)).json).toEqual({ status: "invalid" });
-    expect(await passwordCodeStatus(server.app.db, code, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toBe("expired");
+    expect(await passwordCodeStatus(fx.server.app.db, code, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toBe("expired");
   });
 
   it("refuses weak passwords on the server", async () => {
@@ -170,7 +160,13 @@ describe("reset", () => {
     await person("expired@example.com");
     const code = await resetCode("expired@example.com");
     expect(
-      await resetPassword(server.app.db, code, NEW, server.config.publicUrl, Date.now() + PASSWORD_RESET_TTL_MS + 1),
+      await resetPassword(
+        fx.server.app.db,
+        code,
+        NEW,
+        fx.server.config.publicUrl,
+        Date.now() + PASSWORD_RESET_TTL_MS + 1,
+      ),
     ).toEqual({
       ok: false,
       refusal: "code_expired",
@@ -183,7 +179,7 @@ describe("set up (invited users)", () => {
 
   it("invites by CLI, checks the survey, sets the password, activates and signs in", async () => {
     expect(
-      await runAdmin(["user:invite", "--email", "invitee@example.com", "--brand", "archviz"], envOf(server)),
+      await runAdmin(["user:invite", "--email", "invitee@example.com", "--brand", "archviz"], envOf(fx.server)),
     ).toMatchObject({ code: 0 });
     const mail = await nextMail("invitee@example.com", 1);
     expect(mail.text).toContain("Enscape");
@@ -218,7 +214,7 @@ describe("set up (invited users)", () => {
     });
     expect(done.status).toBe(200);
     expect((await c.get("/api/session")).json.Email).toBe("invitee@example.com");
-    const user = await findUserByEmail(server.app.db, "invitee@example.com");
+    const user = await findUserByEmail(fx.server.app.db, "invitee@example.com");
     expect(user?.status).toBe("active");
     expect(JSON.parse(user?.marketing_info ?? "{}")).toMatchObject({
       marketingSource: "Other",
@@ -276,7 +272,7 @@ describe("POST /api/account/change_password", () => {
 
   it("changes the password, clears RequiredPasswordUpdate, keeps this session and ends the others", async () => {
     const user = await person("mover@example.com");
-    await usersStore.update(server.app.db, user.id, { required_password_update: 1 });
+    await usersStore.update(fx.server.app.db, user.id, { required_password_update: 1 });
     const other = await client();
     await other.login("mover@example.com", OLD);
     const c = await client();
@@ -289,7 +285,7 @@ describe("POST /api/account/change_password", () => {
     expect((await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW })).status).toBe(200);
     expect((await c.get("/api/session")).status).toBe(200);
     expect((await other.get("/api/session")).status).toBe(401);
-    expect((await findUserByEmail(server.app.db, "mover@example.com"))?.required_password_update).toBe(0);
+    expect((await findUserByEmail(fx.server.app.db, "mover@example.com"))?.required_password_update).toBe(0);
     expect((await nextMail("mover@example.com", 1)).text).toContain("was just changed");
   });
 
@@ -297,7 +293,7 @@ describe("POST /api/account/change_password", () => {
     const user = await person("sso@example.com");
     const c = await client();
     await c.login("sso@example.com", OLD);
-    await usersStore.update(server.app.db, user.id, { password_allowed: 0 });
+    await usersStore.update(fx.server.app.db, user.id, { password_allowed: 0 });
     expectErrorObject(
       await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW }),
       403,
@@ -307,9 +303,9 @@ describe("POST /api/account/change_password", () => {
 
   it("a disabled account gets no recovery mail", async () => {
     const user = await person("off-r@example.com");
-    await disableUser(server.app.db, user);
+    await disableUser(fx.server.app.db, user);
     await (await client()).post("/api/account/recover", { email: "off-r@example.com" });
-    await server.app.services.mail.runOnce();
+    await fx.server.app.services.mail.runOnce();
     expect(mailsTo("off-r@example.com")).toHaveLength(0);
   });
 });

@@ -1,12 +1,12 @@
 import { ProfileAnswer } from "@gatehouse/contract";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import type { Db } from "../src/store/db.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
-import { linkIn, TestSmtp } from "./smtp.ts";
+import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
+import { linkIn } from "./smtp.ts";
 
 const PASSWORD = "Granite-Kettle-58";
 
@@ -25,31 +25,21 @@ describe.each([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("profile, deletion and audit on %s", (_name, database) => {
-  let server: TestServer;
-  let smtp: TestSmtp;
+  const fx = useMailServer(database);
   let ip = 0;
   const client = () =>
-    new Client(server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}`, "user-agent": "profile-test" }).start();
+    new Client(fx.server.url, {
+      "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}`,
+      "user-agent": "profile-test",
+    }).start();
   const signedIn = async (email: string) => {
     const c = await client();
     expect((await c.login(email, PASSWORD)).status).toBe(200);
     return c;
   };
 
-  beforeAll(async () => {
-    smtp = await new TestSmtp().start();
-    const databaseUrl = await database();
-    server = await startServer({
-      env: { SMTP_URL: smtp.url, TRUST_PROXY: "true", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-    });
-  });
-  afterAll(async () => {
-    await server.close();
-    await smtp.stop();
-  });
-
   it("answers the profile, and 401 without a session", async () => {
-    await createUser(server.app.db, {
+    await createUser(fx.server.app.db, {
       email: "prof@example.com",
       password: PASSWORD,
       firstName: "Ann",
@@ -69,8 +59,8 @@ describe.each([
   });
 
   it("updates names and country, ignores the read-only fields, and clears RequiredProfileUpdate", async () => {
-    const user = await createUser(server.app.db, { email: "upd@example.com", password: PASSWORD });
-    await usersStore.update(server.app.db, user.id, { customer_number: "C-1001" });
+    const user = await createUser(fx.server.app.db, { email: "upd@example.com", password: PASSWORD });
+    await usersStore.update(fx.server.app.db, user.id, { customer_number: "C-1001" });
     const c = await signedIn("upd@example.com");
     const answer = await c.request("PUT", "/api/account/profile", {
       email: "hijack@example.com",
@@ -81,7 +71,7 @@ describe.each([
       passwordAllowed: false,
     });
     expect(answer.status).toBe(200);
-    const after = await findUserByEmail(server.app.db, "upd@example.com");
+    const after = await findUserByEmail(fx.server.app.db, "upd@example.com");
     expect(after).toMatchObject({
       first_name: "Ann Marie",
       country_code: "FR",
@@ -122,7 +112,7 @@ describe.each([
   });
 
   it("asks the password before mailing the deletion link, and counts wrong ones toward the block", async () => {
-    await createUser(server.app.db, {
+    await createUser(fx.server.app.db, {
       email: "del-pw@example.com",
       password: PASSWORD,
       firstName: "D",
@@ -148,7 +138,7 @@ describe.each([
   });
 
   it("deletes the account by the mailed code and leaves no trace but an anonymous audit record", async () => {
-    const user = await createUser(server.app.db, {
+    const user = await createUser(fx.server.app.db, {
       email: "gone@example.com",
       password: PASSWORD,
       firstName: "Gone",
@@ -160,8 +150,8 @@ describe.each([
     await (await client()).login("gone@example.com", "a wrong password");
     await c.request("PUT", "/api/account/profile", { firstName: "Gone", lastName: "Soon", countryCode: "AT" });
     expect((await c.post("/api/account/delete/request", { password: PASSWORD })).status).toBe(200);
-    await server.app.services.mail.runOnce();
-    const code = linkIn(await smtp.waitFor("gone@example.com"), "/account/delete").searchParams.get("code") ?? "";
+    await fx.server.app.services.mail.runOnce();
+    const code = linkIn(await fx.smtp.waitFor("gone@example.com"), "/account/delete").searchParams.get("code") ?? "";
 
     const deleted = await (await client()).post("/api/account/delete", { deletionCode: code });
     expect(deleted.status).toBe(200);
@@ -176,26 +166,32 @@ describe.each([
     expect(answer.message).toBe("Incorrect email or password.");
 
     // The farewell mail is delivered, and then the outbox forgets it too.
-    await server.app.services.mail.runOnce();
+    await fx.server.app.services.mail.runOnce();
     const deadline = Date.now() + 10_000;
     while (
-      !smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted")) &&
+      !fx.smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted")) &&
       Date.now() < deadline
     ) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted"))).toBe(true);
+    expect(fx.smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted"))).toBe(
+      true,
+    );
 
-    const values = await everyValue(server.app.db);
+    const values = await everyValue(fx.server.app.db);
     expect(values.filter((v) => v.includes(user.id))).toEqual([]);
     expect(values.filter((v) => v.toLowerCase().includes("gone@example.com"))).toEqual([]);
-    const events = await server.app.db.selectFrom("audit").selectAll().where("event", "=", "account_deleted").execute();
+    const events = await fx.server.app.db
+      .selectFrom("audit")
+      .selectAll()
+      .where("event", "=", "account_deleted")
+      .execute();
     expect(events.length).toBeGreaterThanOrEqual(1);
     expect(events.every((e) => e.user_id === null && e.ip === null && e.user_agent === null)).toBe(true);
   });
 
   it("records sign-ins, failures, lockouts, password and profile changes, deletion and admin actions", async () => {
-    await createUser(server.app.db, {
+    await createUser(fx.server.app.db, {
       email: "audited@example.com",
       password: PASSWORD,
       firstName: "Au",
@@ -205,7 +201,7 @@ describe.each([
     const c = await signedIn("audited@example.com");
     for (let i = 0; i < 5; i++) await (await client()).login("audited@example.com", "wrong password");
     const env = {
-      DATABASE_URL: server.config.databaseUrl,
+      DATABASE_URL: fx.server.config.databaseUrl,
       SESSION_SECRET: "test-secret-that-is-long-enough-123456",
       NODE_ENV: "test",
     };

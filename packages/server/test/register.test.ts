@@ -1,18 +1,17 @@
 import { ACTIVATION_TTL_MS, RegisterValidateAnswer } from "@gatehouse/contract";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { activateAccount } from "../src/accounts/activation.ts";
 import { findUserByEmail } from "../src/accounts/users.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { Client, expectErrorObject, startServer, useMailServer } from "./harness.ts";
 import { solveBotCheck } from "./pow.ts";
 import { linkIn, TestSmtp } from "./smtp.ts";
 
-let server: TestServer;
-let smtp: TestSmtp;
+const fx = useMailServer();
 let ip = 0;
 const client = (headers: Record<string, string> = {}) =>
-  new Client(server.url, { "x-forwarded-for": `203.0.113.${++ip % 250}`, ...headers }).start();
+  new Client(fx.server.url, { "x-forwarded-for": `203.0.113.${++ip % 250}`, ...headers }).start();
 
 const person = (email: string, extra: Record<string, unknown> = {}) => ({
   email,
@@ -28,15 +27,6 @@ async function register(email: string, extra: Record<string, unknown> = {}, head
   const c = await client(headers);
   return c.post("/api/account/register", { ...person(email, extra), botCheck: await solveBotCheck(c) });
 }
-
-beforeAll(async () => {
-  smtp = await new TestSmtp().start();
-  server = await startServer({ env: { SMTP_URL: smtp.url, TRUST_PROXY: "true" } });
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.stop();
-});
 
 describe("POST /api/account/register/validate", () => {
   it("says ok, invalid or conflict for an e-mail address, pending accounts included", async () => {
@@ -102,7 +92,7 @@ describe("POST /api/account/register", () => {
       botCheck: await solveBotCheck(c),
     });
     expect(answer.status).toBe(200);
-    const user = await findUserByEmail(server.app.db, "ann@example.com");
+    const user = await findUserByEmail(fx.server.app.db, "ann@example.com");
     expect(user).toMatchObject({
       status: "pending",
       first_name: "Ann",
@@ -111,7 +101,7 @@ describe("POST /api/account/register", () => {
       language: "de",
       brand: "engine",
     });
-    const mail = await smtp.waitFor("ann@example.com");
+    const mail = await fx.smtp.waitFor("ann@example.com");
     expect(mail.text).toContain("Corona");
     expect(mail.text).toMatch(/Content-Type: text\/html/u);
     expect(mail.text).toMatch(/Content-Type: text\/plain/u);
@@ -120,7 +110,7 @@ describe("POST /api/account/register", () => {
     const code = link.searchParams.get("code") ?? "";
     expect(code).toMatch(/^[\w-]{43}$/u);
     // The code is stored only as a hash.
-    const rows = await server.app.db
+    const rows = await fx.server.app.db
       .selectFrom("codes")
       .selectAll()
       .where("user_id", "=", user?.id ?? "")
@@ -269,10 +259,10 @@ describe("POST /api/account/register", () => {
 describe("activation", () => {
   it("activates once with the mailed code, then signs in", async () => {
     await register("act@example.com");
-    const code = linkIn(await smtp.waitFor("act@example.com"), "/account/activate").searchParams.get("code") ?? "";
+    const code = linkIn(await fx.smtp.waitFor("act@example.com"), "/account/activate").searchParams.get("code") ?? "";
     const c = await client();
     expect((await c.post("/api/account/activate", { activationCode: code })).status).toBe(200);
-    expect((await findUserByEmail(server.app.db, "act@example.com"))?.status).toBe("active");
+    expect((await findUserByEmail(fx.server.app.db, "act@example.com"))?.status).toBe("active");
     expect(
       expectErrorObject(await c.post("/api/account/activate", { activationCode: code }), 410, "code_used").temporary,
     ).toBe(false);
@@ -284,12 +274,12 @@ describe("activation", () => {
     expectErrorObject(await c.post("/api/account/activate", { activationCode: "x".repeat(43) }), 404, "code_invalid");
     expectErrorObject(await c.post("/api/account/activate", { activationCode: "" }), 400, "invalid_request");
     await register("late@example.com");
-    const code = linkIn(await smtp.waitFor("late@example.com"), "/account/activate").searchParams.get("code") ?? "";
-    expect(await activateAccount(server.app.db, code, Date.now() + ACTIVATION_TTL_MS + 1)).toEqual({
+    const code = linkIn(await fx.smtp.waitFor("late@example.com"), "/account/activate").searchParams.get("code") ?? "";
+    expect(await activateAccount(fx.server.app.db, code, Date.now() + ACTIVATION_TTL_MS + 1)).toEqual({
       ok: false,
       refusal: "code_expired",
     });
-    expect(await activateAccount(server.app.db, code, Date.now() + ACTIVATION_TTL_MS - 60_000)).toMatchObject({
+    expect(await activateAccount(fx.server.app.db, code, Date.now() + ACTIVATION_TTL_MS - 60_000)).toMatchObject({
       ok: true,
     });
   });
@@ -300,7 +290,7 @@ describe("activation", () => {
       ...person("trial@example.com", { returnTo: "https://www.gatehouse.example/try/corona" }),
       botCheck: await solveBotCheck(c),
     });
-    const link = linkIn(await smtp.waitFor("trial@example.com"), "/account/activate/login");
+    const link = linkIn(await fx.smtp.waitFor("trial@example.com"), "/account/activate/login");
     expect(link.searchParams.get("return_to")).toBe("https://www.gatehouse.example/try/corona");
     const fresh = await client();
     expect(
@@ -315,7 +305,7 @@ describe("activation", () => {
       ...person("evil@example.com", { returnTo: "https://evil.example/" }),
       botCheck: await solveBotCheck(c),
     });
-    const mail = await smtp.waitFor("evil@example.com");
+    const mail = await fx.smtp.waitFor("evil@example.com");
     expect(mail.text).not.toContain("evil.example/");
     expect(linkIn(mail, "/account/activate").pathname).toBe("/account/activate");
   });
@@ -324,9 +314,10 @@ describe("activation", () => {
 describe("POST /api/account/resend_activation", () => {
   it("answers the same for a pending, an active and an unknown address, and mails only the pending one", async () => {
     await register("again@example.com");
-    await smtp.waitFor("again@example.com");
+    await fx.smtp.waitFor("again@example.com");
     const firstCode = linkIn(
-      smtp.received.filter((m) => m.to.includes("again@example.com"))[0] ?? (await smtp.waitFor("again@example.com")),
+      fx.smtp.received.filter((m) => m.to.includes("again@example.com"))[0] ??
+        (await fx.smtp.waitFor("again@example.com")),
       "/account/activate",
     ).searchParams.get("code");
     const c = await client();
@@ -337,10 +328,10 @@ describe("POST /api/account/resend_activation", () => {
       expect(answer.status).toBe(200);
       expect(answer.json).toEqual({});
     }
-    await server.app.services.mail.runOnce();
-    const mails = smtp.received.filter((m) => m.to.includes("again@example.com"));
+    await fx.server.app.services.mail.runOnce();
+    const mails = fx.smtp.received.filter((m) => m.to.includes("again@example.com"));
     expect(mails.length).toBe(2);
-    expect(smtp.received.some((m) => m.to.includes("nobody-here@example.com"))).toBe(false);
+    expect(fx.smtp.received.some((m) => m.to.includes("nobody-here@example.com"))).toBe(false);
     // Only the newest link works.
     const newCode = linkIn(mails[1] as never, "/account/activate").searchParams.get("code");
     expectErrorObject(await c.post("/api/account/activate", { activationCode: firstCode }), 410, "code_used");
@@ -388,7 +379,7 @@ async function brandsWithCorporate(): Promise<string> {
   const { readFileSync, writeFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { tempDir } = await import("./harness.ts");
-  const brands = JSON.parse(readFileSync(server.config.brandsFile, "utf8"));
+  const brands = JSON.parse(readFileSync(fx.server.config.brandsFile, "utf8"));
   const path = join(tempDir(), "brands.json");
   writeFileSync(path, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
   return path;
