@@ -1,7 +1,7 @@
 import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admin, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import { createPerson, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -225,19 +225,7 @@ describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
 
   it("shows Change password to a signed-in user", async () => {
     const email = uniqueEmail(`change-${id}`);
-    await admin(
-      "user:create",
-      "--email",
-      email,
-      "--password",
-      "Granite-Kettle-58",
-      "--first",
-      "A",
-      "--last",
-      "B",
-      "--country",
-      "DE",
-    );
+    await createPerson({ email, password: "Granite-Kettle-58", first: "A", last: "B", country: "DE" });
     const { page, context } = await visit(
       browser,
       `/?theme=${id}&return_to=${encodeURIComponent("/account/password-change")}`,

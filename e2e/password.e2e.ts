@@ -1,27 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { adminOn, screenshot, signIn, stubExternalSites, uniqueEmail, useMailService, visit } from "./support.ts";
+import {
+  adminOn,
+  createPerson,
+  screenshot,
+  signIn,
+  stubExternalSites,
+  uniqueEmail,
+  useMailService,
+  visit,
+} from "./support.ts";
 
 const fx = useMailService();
 const OLD = "Granite-Kettle-58";
 const NEW = "Copper-Lantern-91!";
 
 const create = (email: string, ...flags: string[]) =>
-  adminOn(
-    fx.service.databaseUrl,
-    "user:create",
-    "--email",
-    email,
-    "--password",
-    OLD,
-    "--first",
-    "Ida",
-    "--last",
-    "Lund",
-    "--country",
-    "SE",
-    ...flags,
-  );
+  createPerson({ email, password: OLD, first: "Ida", last: "Lund", country: "SE", flags }, fx.service.databaseUrl);
 
 describe("passwords", () => {
   it("forgot → mail → reset → only the new password signs in", async () => {

@@ -1,25 +1,15 @@
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { adminOn, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
+import { createPerson, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
 
 const fx = useMailService();
 const PASSWORD = "Granite-Kettle-58";
 
 async function signedInOnProfile(email: string, query = "") {
-  await adminOn(
+  await createPerson(
+    { email, password: PASSWORD, first: "Noor", last: "Haddad", country: "NL" },
     fx.service.databaseUrl,
-    "user:create",
-    "--email",
-    email,
-    "--password",
-    PASSWORD,
-    "--first",
-    "Noor",
-    "--last",
-    "Haddad",
-    "--country",
-    "NL",
   );
   const { page, context } = await visit(fx.browser, `/profile/edit${query}`, {}, fx.service.baseUrl);
   // Login required: sign in, and come back here.
@@ -108,20 +98,7 @@ describe("profile", () => {
 describe.each(BRAND_IDS)("profile screens in the %s brand", (id) => {
   it("shows Edit account (no customer number field when it is empty) and Destroy account", async () => {
     const email = uniqueEmail(`brand-${id}`);
-    await adminOn(
-      fx.service.databaseUrl,
-      "user:create",
-      "--email",
-      email,
-      "--password",
-      PASSWORD,
-      "--first",
-      "B",
-      "--last",
-      "C",
-      "--country",
-      "DE",
-    );
+    await createPerson({ email, password: PASSWORD, first: "B", last: "C", country: "DE" }, fx.service.databaseUrl);
     const { page, context } = await visit(
       fx.browser,
       `/?theme=${id}&return_to=${encodeURIComponent("/profile/edit")}`,

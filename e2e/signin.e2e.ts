@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admin, baseUrl, launch, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+import { admin, baseUrl, createPerson, launch, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -12,20 +12,7 @@ const PASSWORD = "correct horse battery";
 
 async function user(name: string, ...flags: string[]) {
   const email = uniqueEmail(name);
-  await admin(
-    "user:create",
-    "--email",
-    email,
-    "--password",
-    PASSWORD,
-    "--first",
-    "Ann",
-    "--last",
-    "Lee",
-    "--country",
-    "DE",
-    ...flags,
-  );
+  await createPerson({ email, password: PASSWORD, first: "Ann", last: "Lee", country: "DE", flags });
   return email;
 }
 

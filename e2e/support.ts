@@ -53,6 +53,27 @@ export async function visit(
   return { context, page };
 }
 
+export interface Person {
+  email: string;
+  password: string;
+  first: string;
+  last: string;
+  country: string;
+  /** More `user:create` options, e.g. --inactive or --must-change-password. */
+  flags?: string[];
+}
+
+/** Creates an account with the real admin CLI (`user:create`) on a test server's database. */
+export function createPerson(person: Person, databaseUrl: string = inject("databaseUrl")): Promise<string> {
+  return adminOn(
+    databaseUrl,
+    "user:create",
+    ...["--email", person.email, "--password", person.password],
+    ...["--first", person.first, "--last", person.last, "--country", person.country],
+    ...(person.flags ?? []),
+  );
+}
+
 /** Runs the real admin CLI on the test server's database. */
 export function admin(...args: string[]): Promise<string> {
   return adminOn(inject("databaseUrl"), ...args);
