@@ -1,7 +1,7 @@
 import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPerson, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import { createPerson, expectAccessible, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -31,6 +31,7 @@ describe.each(BRAND_IDS)("the login page in the %s brand", (id) => {
     expect(await page.getByRole("combobox", { name: "Language" }).isVisible()).toBe(true);
     // The promo cover belongs to the cloud-rendering brand only.
     expect(await page.getByText("Start with 20 free credits").count()).toBe(brand.traits.promoCover ? 1 : 0);
+    await expectAccessible(page);
     await screenshot(page, `login-${id}`);
     await context.close();
   });
@@ -59,6 +60,7 @@ describe("language", () => {
     expect(await page.getByLabel(es.login.password, { exact: true }).isVisible()).toBe(true);
     await page.getByRole("button", { name: es.login.submit }).click();
     await page.getByText(es.validation.loginEmail.required).waitFor();
+    await expectAccessible(page);
     await screenshot(page, "login-es");
     await context.close();
   });
@@ -84,10 +86,25 @@ describe("language", () => {
   });
 });
 
+describe("the accessibility check", () => {
+  it("fails a page with a button nobody can name, and says which", async () => {
+    const { page, context } = await visit(browser, "/");
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await page.evaluate(() => {
+      const button = document.createElement("button");
+      button.id = "nameless";
+      document.querySelector("main")?.append(button);
+    });
+    await expect(expectAccessible(page)).rejects.toThrow(/button-name \(critical\).*#nameless/u);
+    await context.close();
+  });
+});
+
 describe("system pages", () => {
   it("shows 404 PAGE NOT FOUND for an unknown route", async () => {
     const { page, context } = await visit(browser, "/no/such/page");
     await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
+    await expectAccessible(page);
     await screenshot(page, "not-found");
     await context.close();
   });
@@ -153,6 +170,7 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     expect(await page.getByText("Your password should contain:").isVisible()).toBe(true);
     expect(await page.getByRole("button", { name: "Continue" }).isVisible()).toBe(true);
     expect(await page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
+    await expectAccessible(page);
     await screenshot(page, `register-${id}`);
     await context.close();
   });
@@ -165,6 +183,7 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     expect(await page.title()).toBe(`Sign up complete | ${brand.name}`);
     await page.getByText("open the link we sent to rosa@example.com").waitFor();
     expect(await page.getByRole("button", { name: "Resend activation email" }).isVisible()).toBe(true);
+    await expectAccessible(page);
     await screenshot(page, `register-complete-${id}`);
     await context.close();
   });
@@ -173,6 +192,7 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     const { page, context } = await visit(browser, `/account/activate?theme=${id}`);
     await page.getByText("Invalid activation link.").waitFor();
     expect(await page.title()).toBe(`Activate account | ${brand.name}`);
+    await expectAccessible(page);
     await screenshot(page, `activate-error-${id}`);
     await context.close();
   });
@@ -208,6 +228,7 @@ describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
     expect(await page.title()).toBe(`Recover password | ${brand.name}`);
     expect(await page.getByLabel("Email").isVisible()).toBe(true);
     expect(await page.getByRole("button", { name: "Recover" }).isVisible()).toBe(true);
+    await expectAccessible(page);
     await screenshot(page, `recover-${id}`);
     await context.close();
   });
@@ -216,6 +237,7 @@ describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
     const { page, context } = await visit(browser, `/account/password-reset?theme=${id}&code=${"y".repeat(43)}`);
     await page.getByRole("heading", { name: "This link cannot be used" }).waitFor();
     expect(await page.title()).toBe(`Reset password | ${brand.name}`);
+    await expectAccessible(page);
     await screenshot(page, `reset-invalid-${id}`);
     await page.goto(`/account/password-setup?theme=${id}`);
     await page.getByRole("heading", { name: "This link cannot be used" }).waitFor();
@@ -235,6 +257,7 @@ describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
     expect(await page.title()).toBe(`Change password | ${brand.name}`);
     expect(await page.getByLabel("Current password", { exact: true }).isVisible()).toBe(true);
     expect(await page.getByLabel("New password", { exact: true }).isVisible()).toBe(true);
+    await expectAccessible(page);
     await screenshot(page, `change-${id}`);
     await context.close();
   });

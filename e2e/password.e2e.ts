@@ -3,6 +3,7 @@ import { linkIn } from "../packages/server/test/smtp.ts";
 import {
   adminOn,
   createPerson,
+  expectAccessible,
   screenshot,
   signIn,
   stubExternalSites,
@@ -62,6 +63,7 @@ describe("passwords", () => {
     await page.getByRole("combobox", { name: "Which platform are you most interested in?" }).selectOption("SketchUp");
     await page.getByRole("combobox", { name: "What is your role?" }).selectOption("Architect");
     await page.getByLabel("Phone number (optional)").fill("+46 8 123 456");
+    await expectAccessible(page);
     await screenshot(page, "setup-password");
     await page.getByRole("button", { name: "SET PASSWORD" }).click();
     await page.getByText("Your password is set. Taking you to the customer portal...").waitFor();

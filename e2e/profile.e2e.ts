@@ -1,7 +1,7 @@
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { createPerson, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
+import { createPerson, expectAccessible, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
 
 const fx = useMailService();
 const PASSWORD = "Granite-Kettle-58";
@@ -111,10 +111,12 @@ describe.each(BRAND_IDS)("profile screens in the %s brand", (id) => {
     expect(await page.title()).toBe(`Edit account | ${BRANDS[id].name}`);
     expect(await page.getByRole("button", { name: "Save changes" }).isVisible()).toBe(true);
     expect(await page.getByLabel("Customer number").count()).toBe(0);
+    await expectAccessible(page);
     await screenshot(page, `profile-${id}`);
     await page.goto(`/account/delete?theme=${id}&code=${"q".repeat(43)}`);
     await page.getByRole("button", { name: "Delete all data" }).waitFor();
     expect(await page.title()).toBe(`Destroy account | ${BRANDS[id].name}`);
+    await expectAccessible(page);
     await screenshot(page, `delete-${id}`);
     await context.close();
   });

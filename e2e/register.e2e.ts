@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import {
+  expectAccessible,
   REGISTER_PASSWORD,
   registerStepOne,
   registerStepTwo,
@@ -23,6 +24,7 @@ describe("registration", () => {
     await registerStepTwo(page);
     // The proof-of-work check solves itself in the browser.
     await page.getByText("Verified").waitFor({ timeout: 30_000 });
+    await expectAccessible(page);
     await screenshot(page, "register-step2-cloud");
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Check your email" }).waitFor();

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
 import { TestSmtp } from "../packages/server/test/smtp.ts";
 import { CHROMIUM, type Service, startService } from "./global.ts";
 
@@ -110,6 +110,31 @@ export async function stubExternalSites(context: BrowserContext): Promise<void> 
       body: `<!doctype html><title>external</title><h1>External site</h1>`,
     }),
   );
+}
+
+const AXE_SOURCE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Checks the page as it is now with axe-core against WCAG 2.1 A and AA (names, roles, labels, contrast, landmarks,
+ * language) plus axe's best practices, and fails with every violation named. axe is evaluated through the
+ * browser's debugging protocol, so the page keeps its real Content-Security-Policy.
+ */
+export async function expectAccessible(page: Page): Promise<void> {
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(`axe.run(document, {
+    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+  }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  const report = violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+  );
+  if (report.length > 0) expect.fail(`axe on ${page.url()}:\n${report.join("\n")}`);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
