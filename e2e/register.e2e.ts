@@ -1,3 +1,4 @@
+import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import {
@@ -39,6 +40,40 @@ describe("registration", () => {
     await page.goto("/?theme=archviz");
     expect((await signIn(page, email, REGISTER_PASSWORD)).status()).toBe(200);
     await page.getByRole("heading", { name: "Authentication complete" }).waitFor();
+    await context.close();
+  });
+
+  it("registers with the keyboard alone, each step starting at its heading", async () => {
+    const { page, context } = await visit(fx.browser, "/register?theme=engine", {}, fx.service.baseUrl);
+    const focused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
+    await page.getByLabel("Email").focus();
+    await page.keyboard.type(uniqueEmail("keys"));
+    await page.keyboard.press("Tab");
+    expect(await focused(page.getByLabel("Password", { exact: true }))).toBe(true);
+    await page.keyboard.type(REGISTER_PASSWORD);
+    await page.keyboard.press("Enter");
+    const heading = page.getByRole("heading", { name: "Almost there", level: 1 });
+    await heading.waitFor();
+    await expect.poll(() => focused(heading)).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused(page.getByLabel("First name"))).toBe(true);
+    await page.keyboard.type("Kim");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("Seo");
+    await page.keyboard.press("Tab");
+    const country = page.getByRole("combobox", { name: "Country" });
+    expect(await focused(country)).toBe(true);
+    await page.keyboard.type("Portugal");
+    expect(await country.inputValue()).toBe("PT");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    expect(await page.getByLabel("Send me news about products, tips and offers.").isChecked()).toBe(true);
+    await page.getByText("Verified").waitFor({ timeout: 30_000 });
+    const create = page.getByRole("button", { name: "Create account" });
+    for (let i = 0; i < 5 && !(await focused(create)); i++) await page.keyboard.press("Tab");
+    expect(await focused(create)).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Check your email" }).waitFor();
     await context.close();
   });
 
