@@ -4,6 +4,7 @@ import {
   adminOn,
   createPerson,
   expectAccessible,
+  isFocused,
   screenshot,
   signIn,
   stubExternalSites,
@@ -20,15 +21,22 @@ const create = (email: string, ...flags: string[]) =>
   createPerson({ email, password: OLD, first: "Ida", last: "Lund", country: "SE", flags }, fx.service.databaseUrl);
 
 describe("passwords", () => {
-  it("forgot → mail → reset → only the new password signs in", async () => {
+  it("forgot → mail → reset → only the new password signs in, with the keyboard alone", async () => {
     const email = uniqueEmail("forgot");
     await create(email);
     const { page, context } = await visit(fx.browser, "/?theme=archviz", {}, fx.service.baseUrl);
-    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    const forgot = page.getByRole("link", { name: "Forgot your password?" });
+    await forgot.focus();
+    await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
-    await page.getByLabel("Email").fill(email);
-    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByLabel("Email").focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press("Enter");
     await page.getByText(`If an account with ${email} is found`).waitFor();
+    // The form is gone; focus goes to the new heading and the next Tab reaches the way back (WCAG 2.4.3).
+    await expect.poll(() => isFocused(page.getByRole("heading", { name: "Thank you" }))).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page.getByRole("link", { name: "Back to sign in" }))).toBe(true);
 
     const link = linkIn(await fx.smtp.waitFor(email), "/account/password-reset");
     // In production the visualisation brand's host name picks its theme; here the theme parameter stands in.
@@ -37,8 +45,12 @@ describe("passwords", () => {
     await page.getByRole("heading", { name: "Choose a new password" }).waitFor();
     await page.getByLabel("New password", { exact: true }).fill(NEW);
     // The visualisation brand's button reads Recover (spec §2).
-    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByRole("button", { name: "Recover" }).focus();
+    await page.keyboard.press("Enter");
     await page.getByText("Your password was changed. You can now sign in with it.").waitFor();
+    await expect.poll(() => isFocused(page.getByRole("heading", { name: "Choose a new password" }))).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page.getByRole("link", { name: "Sign in" }))).toBe(true);
 
     await page.goto("/?theme=archviz");
     expect((await signIn(page, email, OLD)).status()).toBe(401);

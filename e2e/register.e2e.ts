@@ -1,8 +1,8 @@
-import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import {
   expectAccessible,
+  isFocused,
   REGISTER_PASSWORD,
   registerStepOne,
   registerStepTwo,
@@ -45,24 +45,23 @@ describe("registration", () => {
 
   it("registers with the keyboard alone, each step starting at its heading", async () => {
     const { page, context } = await visit(fx.browser, "/register?theme=engine", {}, fx.service.baseUrl);
-    const focused = (locator: Locator) => locator.evaluate((el) => el === document.activeElement);
     await page.getByLabel("Email").focus();
     await page.keyboard.type(uniqueEmail("keys"));
     await page.keyboard.press("Tab");
-    expect(await focused(page.getByLabel("Password", { exact: true }))).toBe(true);
+    expect(await isFocused(page.getByLabel("Password", { exact: true }))).toBe(true);
     await page.keyboard.type(REGISTER_PASSWORD);
     await page.keyboard.press("Enter");
     const heading = page.getByRole("heading", { name: "Almost there", level: 1 });
     await heading.waitFor();
-    await expect.poll(() => focused(heading)).toBe(true);
+    await expect.poll(() => isFocused(heading)).toBe(true);
     await page.keyboard.press("Tab");
-    expect(await focused(page.getByLabel("First name"))).toBe(true);
+    expect(await isFocused(page.getByLabel("First name"))).toBe(true);
     await page.keyboard.type("Kim");
     await page.keyboard.press("Tab");
     await page.keyboard.type("Seo");
     await page.keyboard.press("Tab");
     const country = page.getByRole("combobox", { name: "Country" });
-    expect(await focused(country)).toBe(true);
+    expect(await isFocused(country)).toBe(true);
     await page.keyboard.type("Portugal");
     expect(await country.inputValue()).toBe("PT");
     await page.keyboard.press("Tab");
@@ -70,8 +69,8 @@ describe("registration", () => {
     expect(await page.getByLabel("Send me news about products, tips and offers.").isChecked()).toBe(true);
     await page.getByText("Verified").waitFor({ timeout: 30_000 });
     const create = page.getByRole("button", { name: "Create account" });
-    for (let i = 0; i < 5 && !(await focused(create)); i++) await page.keyboard.press("Tab");
-    expect(await focused(create)).toBe(true);
+    for (let i = 0; i < 5 && !(await isFocused(create)); i++) await page.keyboard.press("Tab");
+    expect(await isFocused(create)).toBe(true);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Check your email" }).waitFor();
     await context.close();

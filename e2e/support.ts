@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { TestSmtp } from "../packages/server/test/smtp.ts";
 import { CHROMIUM, type Service, startService } from "./global.ts";
@@ -136,6 +136,10 @@ export async function expectAccessible(page: Page): Promise<void> {
   );
   if (report.length > 0) expect.fail(`axe on ${page.url()}:\n${report.join("\n")}`);
 }
+
+/** Whether the element has the keyboard focus right now. */
+export const isFocused = (locator: Locator): Promise<boolean> =>
+  locator.evaluate((el) => el === document.activeElement);
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });

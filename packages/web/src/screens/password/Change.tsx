@@ -11,6 +11,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 
@@ -28,6 +29,7 @@ export default function Change() {
   const fail = useScreenFailure();
   usePageTitle(t("titles.changePassword"));
   const [done, setDone] = useState(false);
+  const heading = useFocusOnChange(done);
   const [notice, setNotice] = useState<string>();
   const form = useForm<FormInput>({ resolver: zodResolver(ChangePasswordBody) as never, mode: "onTouched" });
   const { errors, isSubmitting } = form.formState;
@@ -63,7 +65,9 @@ export default function Change() {
 
   return (
     <Layout>
-      <h1>{t("change.heading")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("change.heading")}
+      </h1>
       {required ? <Alert kind="info">{t("change.mergeInfo")}</Alert> : null}
       {done ? <Alert kind="success">{t("change.success")}</Alert> : null}
       {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}

@@ -11,6 +11,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint, useCorporateHint } from "../login/corporate.tsx";
 
@@ -24,6 +25,7 @@ export default function Recover() {
   const tk = useT();
   const fail = useScreenFailure();
   const [sentTo, setSentTo] = useState<string>();
+  const heading = useFocusOnChange(sentTo);
   const [notice, setNotice] = useState<string>();
   const corporateHint = useCorporateHint();
   usePageTitle(t("titles.recoverPassword"));
@@ -45,7 +47,9 @@ export default function Recover() {
   if (sentTo) {
     return (
       <Layout>
-        <h1>{t("recover.thanksHeading")}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {t("recover.thanksHeading")}
+        </h1>
         <p role="status">{t("recover.thanksBody", { email: sentTo })}</p>
         <Link className={buttonClass} to={signIn}>
           {t("recover.backToSignIn")}
@@ -55,7 +59,9 @@ export default function Recover() {
   }
   return (
     <Layout>
-      <h1>{t("recover.heading")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("recover.heading")}
+      </h1>
       <p>{t("recover.intro")}</p>
       {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
       <form onSubmit={onSubmit} noValidate>

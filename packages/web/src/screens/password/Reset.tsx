@@ -11,6 +11,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
@@ -28,6 +29,7 @@ export default function Reset() {
   usePageTitle(t("titles.resetPassword"));
   const check = useCodeCheck(code);
   const [done, setDone] = useState(false);
+  const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<{ key: string; guid?: string }>();
   const form = useForm<{ password: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
   const { errors, isSubmitting } = form.formState;
@@ -58,7 +60,9 @@ export default function Reset() {
   if (done) {
     return (
       <Layout>
-        <h1>{t("reset.heading")}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {t("reset.heading")}
+        </h1>
         <Alert kind="success">{t("reset.success")}</Alert>
         <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: params.get("return_to") ?? undefined })}>
           {t("reset.signIn")}
@@ -68,7 +72,9 @@ export default function Reset() {
   }
   return (
     <Layout>
-      <h1>{t("reset.heading")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("reset.heading")}
+      </h1>
       <form onSubmit={onSubmit} noValidate>
         <PasswordField
           label={t("reset.newPassword")}

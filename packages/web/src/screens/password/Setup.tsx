@@ -20,6 +20,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
@@ -54,6 +55,7 @@ export default function Setup() {
   usePageTitle(t("titles.setupPassword"));
   const check = useCodeCheck(code);
   const [done, setDone] = useState(false);
+  const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<string>();
   const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
   const { errors, isSubmitting } = form.formState;
@@ -89,7 +91,9 @@ export default function Setup() {
   if (done) {
     return (
       <Layout>
-        <h1>{t("setup.heading")}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {t("setup.heading")}
+        </h1>
         <Alert kind="success">{t("setup.success")}</Alert>
       </Layout>
     );
@@ -97,7 +101,9 @@ export default function Setup() {
   const infoErrors = errors.marketingInfo as Record<string, { message?: string }> | undefined;
   return (
     <Layout>
-      <h1>{t("setup.heading")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("setup.heading")}
+      </h1>
       {failure ? <Alert kind="error">{tk(failure)}</Alert> : null}
       <form onSubmit={onSubmit} noValidate>
         <PasswordField

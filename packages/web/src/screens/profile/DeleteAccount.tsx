@@ -9,6 +9,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
 
@@ -24,6 +25,7 @@ export default function DeleteAccount() {
   const fail = useScreenFailure();
   usePageTitle(t("titles.destroyAccount"));
   const [state, setState] = useState<State>({ kind: "INITIAL" });
+  const heading = useFocusOnChange(state.kind === "OK" || state.kind === "ERROR");
 
   const confirm = async () => {
     setState({ kind: "DELETING" });
@@ -48,7 +50,9 @@ export default function DeleteAccount() {
   );
   return (
     <Layout>
-      <h1>{t("titles.destroyAccount")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("titles.destroyAccount")}
+      </h1>
       {!code ? <Alert kind="error">{t("deleteAccount.invalidLink")}</Alert> : null}
       {code && (state.kind === "INITIAL" || state.kind === "DELETING") ? (
         <>

@@ -1,6 +1,6 @@
 import { api, LANGUAGES, type Language, RegisterBody, registerHeadingFor, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useNavigate, useSearchParams } from "react-router";
@@ -13,6 +13,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Checkbox } from "../../ui/Checkbox.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
@@ -57,15 +58,7 @@ export default function Register() {
   const [step, setStepRaw] = useState<1 | 2>(1);
   // Spec §4: the step is clamped to 1–2.
   const setStep = (next: number) => setStepRaw(Math.min(2, Math.max(1, next)) as 1 | 2);
-  // WCAG 2.4.3: when the step changes, focus goes to the new step's heading, so a keyboard or screen-reader user
-  // hears where they are and tabs on from there instead of from the top of the page.
-  const stepHeading = useRef<HTMLHeadingElement>(null);
-  const shownStep = useRef(step);
-  useEffect(() => {
-    if (shownStep.current === step) return;
-    shownStep.current = step;
-    stepHeading.current?.focus();
-  }, [step]);
+  const stepHeading = useFocusOnChange(step);
   const [emailCheck, setEmailCheck] = useState<EmailCheck>("idle");
   const [notice, setNotice] = useState<string>();
   const [redirecting, setRedirecting] = useState(false);
