@@ -99,8 +99,9 @@ describe("sign-in", () => {
     expect((await signIn(page, email, PASSWORD)).status()).toBe(429);
 
     expect(await admin("user:unlock", "--email", email)).toContain("unlocked");
-    await signIn(page, email, PASSWORD);
+    // The stand-in for the brand's site must be in place before the sign-in that sends the browser there.
     await stubExternalSites(context);
+    await signIn(page, email, PASSWORD);
     await page.waitForURL("https://www.gatehouse.example/");
     await context.close();
   });
