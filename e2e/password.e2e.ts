@@ -124,6 +124,32 @@ describe("passwords", () => {
     await context.close();
   });
 
+  it("says a reset link used in another tab was already used, with its reference, focus on the heading", async () => {
+    const email = uniqueEmail("twice");
+    await create(email);
+    const first = await visit(fx.browser, "/account/recover", {}, fx.service.baseUrl);
+    await first.page.getByLabel("Email").fill(email);
+    await first.page.getByRole("button", { name: "Recover" }).click();
+    const link = linkIn(await fx.smtp.waitFor(email), "/account/password-reset");
+    await first.page.goto(link.href);
+    await first.page.getByLabel("New password", { exact: true }).waitFor();
+
+    const other = await first.context.newPage();
+    await other.goto(link.href);
+    await other.getByLabel("New password", { exact: true }).fill(NEW);
+    await other.getByRole("button", { name: "Update" }).click();
+    await other.getByText("Your password was changed. You can now sign in with it.").waitFor();
+
+    await first.page.getByLabel("New password", { exact: true }).fill("Another-Kettle-77!");
+    await first.page.keyboard.press("Enter");
+    const heading = first.page.getByRole("heading", { name: "This link cannot be used" });
+    await heading.waitFor();
+    await first.page.getByText("This link was already used.").waitFor();
+    expect(await first.page.getByText(/^Ref: [0-9a-f-]{36}$/u).isVisible()).toBe(true);
+    await expect.poll(() => isFocused(heading)).toBe(true);
+    await first.context.close();
+  });
+
   it("shows an invalid reset link with a Request a new one button", async () => {
     const { page, context } = await visit(
       fx.browser,

@@ -55,7 +55,7 @@ export default function Reset() {
   }
   if (check.state === "invalid" || failure) {
     const reason = failure?.key ?? (check.state === "invalid" ? check.reason : "errors.code_invalid");
-    return <CodeProblem reason={reason} guid={failure?.guid} requestNew />;
+    return <CodeProblem reason={reason} guid={failure?.guid} requestNew takeFocus={Boolean(failure)} />;
   }
   if (done) {
     return (

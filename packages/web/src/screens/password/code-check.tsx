@@ -1,5 +1,5 @@
 import { api, ROUTES } from "@gatehouse/contract";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { gateway, isScreenFailure } from "../../api/index.ts";
@@ -43,21 +43,32 @@ export function CodeValidating() {
   );
 }
 
-/** A code that cannot be used: the reason, its reference, and (for resets) a way to a new one. */
+/**
+ * A code that cannot be used: the reason, its reference, and (for resets) a way to a new one. `takeFocus` when
+ * it replaces a form the user just submitted, so focus lands on its heading instead of the page (WCAG 2.4.3).
+ */
 export function CodeProblem({
   reason,
   guid,
   requestNew,
+  takeFocus,
 }: {
   reason: string;
   guid?: string | undefined;
   requestNew?: boolean;
+  takeFocus?: boolean;
 }) {
   const { t } = useTranslation();
   const tk = useT();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (takeFocus) heading.current?.focus();
+  }, [takeFocus]);
   return (
     <Layout>
-      <h1>{t("reset.invalidHeading")}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("reset.invalidHeading")}
+      </h1>
       <Alert kind="error">
         <p>{tk(reason)}</p>
         {guid ? <p>{t("app.ref", { id: guid })}</p> : null}
