@@ -3,6 +3,7 @@
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 export const REQUEST_TIMEOUT_MS = 30 * SECOND;
 export const LICENCE_HELPER = { port: 30304, timeoutMs: 10 * SECOND, retries: 4, retryDelayMs: 2 * SECOND } as const;
@@ -47,6 +48,8 @@ export const BOT_CHECK_TTL_MS = 5 * MINUTE;
 export const MAIL_RETRY = { firstDelayMs: 10 * SECOND, maxDelayMs: HOUR, maxAttempts: 60 } as const;
 
 /** Per client address: existence checks, sign-ups and resends (ASVS 2.2.1 / OWASP automated threats). */
+/** How long delivered or given-up mail stays in the outbox (recipient, subject, status; bodies already emptied). */
+export const MAIL_RETENTION_MS = 30 * DAY;
 export const RATE_LIMITS = {
   registerValidate: { max: 30, windowMs: 5 * MINUTE },
   register: { max: 10, windowMs: 15 * MINUTE },

@@ -2,7 +2,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
 import fastifyHelmet from "@fastify/helmet";
 import fastifyRateLimit from "@fastify/rate-limit";
-import { REMOTE_BOT_CHECKS } from "@gatehouse/contract";
+import { MAIL_RETENTION_MS, REMOTE_BOT_CHECKS } from "@gatehouse/contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
@@ -31,6 +31,7 @@ import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
@@ -135,6 +136,7 @@ export async function buildApp(
       codesStore.deleteStale(db, now - 30 * 24 * 3600_000),
       captchasStore.deleteStale(db, now),
       rateLimitsStore.deleteStale(db, now),
+      outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();

@@ -339,6 +339,27 @@ describe("POST /api/account/resend_activation", () => {
   });
 });
 
+describe("delivered mail", () => {
+  it("keeps no readable link in the database once the mail server has it, and is forgotten after 30 days", async () => {
+    expect((await register("scrub@example.com")).status).toBe(200);
+    const code = linkIn(await fx.smtp.waitFor("scrub@example.com"), "/account/activate").searchParams.get("code");
+    expect(code).toMatch(/^[\w-]{43}$/u);
+    const db = fx.server.app.db;
+    const mine = () => outboxStore.list(db, 10, "scrub@example.com");
+    await expect.poll(async () => (await mine())[0]?.status).toBe("sent");
+    expect(await mine()).toMatchObject([{ kind: "activation", text_body: "", html_body: "" }]);
+    expect(JSON.stringify(await db.selectFrom("outbox").selectAll().execute())).not.toContain(code);
+    // The link still works: the code itself is stored hashed.
+    expect((await (await client()).post("/api/account/activate", { activationCode: code })).status).toBe(200);
+
+    const sentAt = (await mine())[0]?.created_at ?? 0;
+    await outboxStore.deleteFinishedBefore(db, sentAt);
+    expect(await mine()).toHaveLength(1);
+    await outboxStore.deleteFinishedBefore(db, sentAt + 1);
+    expect(await mine()).toEqual([]);
+  });
+});
+
 describe("mail survives an SMTP outage", () => {
   it("keeps the mail while the server is down and delivers it when it is back", async () => {
     const outage = new TestSmtp();

@@ -47,7 +47,9 @@ export function startMailWorker(options: {
         });
         // The farewell mail of a deleted account is the last trace of its address: gone once delivered (issue #5).
         if (mail.kind === "account_deleted") await outboxStore.delete(db, mail.id);
-        else await outboxStore.markSent(db, mail.id, Date.now());
+        // ASVS 14.2.x (sensitive data at rest): once a real server has the mail, its links leave our database.
+        // The dev mailbox keeps them, since reading them there is its whole purpose (and it is absent in production).
+        else await outboxStore.markSent(db, mail.id, Date.now(), transport.kind === "smtp");
         log.info({ mail: mail.id, kind: mail.kind }, "mail sent");
       } catch (error) {
         const attempts = mail.attempts + 1;

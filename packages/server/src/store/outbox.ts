@@ -31,12 +31,21 @@ export const outboxStore = {
     return result.numUpdatedRows > 0n;
   },
 
-  markSent: async (db: Db, id: string, at: number): Promise<void> => {
+  /**
+   * Marks a message delivered. `scrub` empties its bodies: they hold live links (reset, set-up, activation,
+   * deletion), whose codes are otherwise only stored hashed, so delivered mail must not keep them readable.
+   */
+  markSent: async (db: Db, id: string, at: number, scrub: boolean): Promise<void> => {
     await db
       .updateTable("outbox")
-      .set({ status: "sent", sent_at: at, claimed_until: null })
+      .set({ status: "sent", sent_at: at, claimed_until: null, ...(scrub ? { text_body: "", html_body: "" } : {}) })
       .where("id", "=", id)
       .execute();
+  },
+
+  /** Forgets delivered or given-up mail after its retention period. */
+  deleteFinishedBefore: async (db: Db, before: number): Promise<void> => {
+    await db.deleteFrom("outbox").where("status", "in", ["sent", "failed"]).where("created_at", "<", before).execute();
   },
 
   markRetry: async (
