@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
+import { serializeRequest } from "./http/log.ts";
 import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
@@ -51,7 +52,11 @@ export async function buildApp(
     logger:
       options.logger === false
         ? false
-        : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+        : {
+            level: config.logLevel,
+            serializers: { req: serializeRequest },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
   }).withTypeProvider<ZodTypeProvider>();

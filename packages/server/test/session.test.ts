@@ -156,19 +156,38 @@ describe("secure cookies behind https", () => {
   });
 });
 
-describe("error logging", () => {
-  it("logs every refused request with the guid the client sees", async () => {
+describe("logging", () => {
+  /** A second app on the test server's database whose log lines are collected. */
+  async function loggedApp() {
     const lines: string[] = [];
     const { Writable } = await import("node:stream");
     const { buildApp } = await import("../src/app.ts");
-    const config = { ...server.config, logLevel: "info" };
     const stream = new Writable({
       write(chunk, _encoding, done) {
         lines.push(String(chunk));
         done();
       },
     });
-    const app = await buildApp(config, { logStream: stream });
+    return { lines, app: await buildApp({ ...server.config, logLevel: "info" }, { logStream: stream }) };
+  }
+
+  it("never writes a mailed code: not from a link's page, not from the code-status call", async () => {
+    const { lines, app } = await loggedApp();
+    try {
+      await app.inject({ url: "/account/password-reset?code=Secret-Reset-Code&return_to=%2Fprofile%2Fedit" });
+      await app.inject({ url: "/account/activate?code=Secret-Activation-Code" });
+      await app.inject({ url: "/api/account/recover/Secret-Path-Code" });
+      const log = lines.join("");
+      expect(log).not.toMatch(/Secret-/u);
+      expect(log).toContain("/account/password-reset?code=REDACTED&return_to=%2Fprofile%2Fedit");
+      expect(log).toContain("/api/account/recover/REDACTED");
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("logs every refused request with the guid the client sees", async () => {
+    const { lines, app } = await loggedApp();
     try {
       const answer = await app.inject({ method: "POST", url: "/api/account/login", payload: {} });
       const guid = answer.json().guid as string;

@@ -1,0 +1,29 @@
+import type { FastifyRequest } from "fastify";
+
+/** Query parameters that carry a secret: mailed codes, and the tokens of the sign-in flows. */
+const SECRET_PARAMS = new Set(["code", "access_token", "id_token", "token"]);
+const MASK = "REDACTED";
+
+/**
+ * A request URL fit for the log: mailed codes travel in the query of the pages the links open, and in the path of
+ * the code-status call; they are live credentials until used, so the log never holds them (ASVS 16.2.5).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf("?");
+  const path = (q === -1 ? url : url.slice(0, q)).replace(/^(\/api\/account\/recover\/)[^/]+/u, `$1${MASK}`);
+  if (q === -1) return path;
+  const query = new URLSearchParams(url.slice(q + 1));
+  for (const key of new Set(query.keys())) if (SECRET_PARAMS.has(key)) query.set(key, MASK);
+  return `${path}?${query}`;
+}
+
+/** Pino serializer for requests: Fastify's default fields, with the URL redacted. */
+export function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
