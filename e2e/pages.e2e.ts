@@ -1,7 +1,17 @@
 import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPerson, expectAccessible, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import {
+  createPerson,
+  expectAccessible,
+  launch,
+  registerStepOne,
+  registerStepTwo,
+  screenshot,
+  signIn,
+  uniqueEmail,
+  visit,
+} from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -161,7 +171,7 @@ describe("system pages", () => {
 
 describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
   const brand = BRANDS[id];
-  it("shows step 1 with every control by name, and its page title", async () => {
+  it("shows both steps with every control by name, and the page title", async () => {
     const { page, context } = await visit(browser, `/register?theme=${id}`);
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     expect(await page.title()).toBe(`Sign up | ${brand.name}`);
@@ -172,6 +182,17 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     expect(await page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
     await expectAccessible(page);
     await screenshot(page, `register-${id}`);
+
+    await registerStepOne(page, uniqueEmail(`step2-${id}`));
+    await registerStepTwo(page);
+    // The proof of work solves itself; the step is checked with its widget in the brand's colours.
+    await page.getByText("Verified").waitFor({ timeout: 30_000 });
+    expect(await page.getByRole("button", { name: "Create account" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Back" }).isVisible()).toBe(true);
+    const widget = page.locator("altcha-widget .altcha-main");
+    expect(await widget.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb(brand.colors.surface));
+    await expectAccessible(page);
+    await screenshot(page, `register-step2-${id}`);
     await context.close();
   });
 
