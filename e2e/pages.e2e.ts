@@ -2,6 +2,7 @@ import { BRAND_IDS, BRANDS, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  admin,
   createPerson,
   expectAccessible,
   launch,
@@ -206,6 +207,33 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     expect(await page.getByRole("button", { name: "Resend activation email" }).isVisible()).toBe(true);
     await expectAccessible(page);
     await screenshot(page, `register-complete-${id}`);
+    await context.close();
+  });
+
+  it("resends the activation mail from register/complete, and the link shows the activation success", async () => {
+    const email = uniqueEmail(`activate-${id}`);
+    await createPerson({
+      email,
+      password: "Granite-Kettle-58",
+      first: "Ana",
+      last: "Ruiz",
+      country: "ES",
+      flags: ["--inactive"],
+    });
+    const { page, context } = await visit(browser, "about:blank");
+    await page.addInitScript((address) => sessionStorage.setItem("gatehouse.registeredEmail", address), email);
+    await page.goto(`/register/complete?theme=${id}`);
+    await page.getByRole("button", { name: "Resend activation email" }).click();
+    await page.getByText(`A new activation link has been sent to ${email}.`).waitFor();
+    // The dev mailbox (no SMTP server in this run) holds the mail; the admin CLI reads its link.
+    const link = new URL(/https?:\/\/\S+/u.exec(await admin("mail:list", "--email", email))?.[0] ?? "");
+    link.searchParams.set("theme", id);
+    await page.goto(link.pathname + link.search);
+    const heading = brand.traits.richWelcome ? `Welcome to ${brand.name}!` : "Your account is active";
+    await page.getByRole("heading", { name: heading }).waitFor();
+    expect(await page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, `activate-success-${id}`);
     await context.close();
   });
 
