@@ -170,6 +170,16 @@ describe("system pages", () => {
   });
 });
 
+/**
+ * The link in the newest mail to an address, as a path in the given brand's theme. This run has no SMTP server,
+ * so mail waits in the dev mailbox, and the admin CLI (`mail:list`) reads it.
+ */
+async function mailedLink(email: string, theme: string): Promise<string> {
+  const link = new URL(/https?:\/\/\S+/u.exec(await admin("mail:list", "--email", email))?.[0] ?? "");
+  link.searchParams.set("theme", theme);
+  return link.pathname + link.search;
+}
+
 describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
   const brand = BRANDS[id];
   it("shows both steps with every control by name, and the page title", async () => {
@@ -225,10 +235,7 @@ describe.each(BRAND_IDS)("registration screens in the %s brand", (id) => {
     await page.goto(`/register/complete?theme=${id}`);
     await page.getByRole("button", { name: "Resend activation email" }).click();
     await page.getByText(`A new activation link has been sent to ${email}.`).waitFor();
-    // The dev mailbox (no SMTP server in this run) holds the mail; the admin CLI reads its link.
-    const link = new URL(/https?:\/\/\S+/u.exec(await admin("mail:list", "--email", email))?.[0] ?? "");
-    link.searchParams.set("theme", id);
-    await page.goto(link.pathname + link.search);
+    await page.goto(await mailedLink(email, id));
     const heading = brand.traits.richWelcome ? `Welcome to ${brand.name}!` : "Your account is active";
     await page.getByRole("heading", { name: heading }).waitFor();
     expect(await page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
@@ -291,6 +298,40 @@ describe.each(BRAND_IDS)("password screens in the %s brand", (id) => {
     await page.goto(`/account/password-setup?theme=${id}`);
     await page.getByRole("heading", { name: "This link cannot be used" }).waitFor();
     expect(await page.title()).toBe(`Setup password | ${brand.name}`);
+    await context.close();
+  });
+
+  it("shows Reset password and Set up password opened from their mailed links", async () => {
+    const email = uniqueEmail(`reset-${id}`);
+    await createPerson({ email, password: "Granite-Kettle-58", first: "A", last: "B", country: "DE" });
+    const { page, context } = await visit(browser, `/account/recover?theme=${id}`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByRole("heading", { name: "Thank you" }).waitFor();
+    await page.goto(await mailedLink(email, id));
+    await page.getByRole("heading", { name: "Choose a new password" }).waitFor();
+    expect(await page.title()).toBe(`Reset password | ${brand.name}`);
+    expect(await page.getByLabel("New password", { exact: true }).isVisible()).toBe(true);
+    const update = brand.traits.resetButtonRecover ? "Recover" : "Update";
+    expect(await page.getByRole("button", { name: update }).isVisible()).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, `reset-${id}`);
+
+    const invitee = uniqueEmail(`setup-${id}`);
+    expect(await admin("user:invite", "--email", invitee, "--brand", id)).toContain("invited");
+    await page.goto(await mailedLink(invitee, id));
+    await page.getByRole("heading", { name: "Set up your password" }).waitFor();
+    expect(await page.title()).toBe(`Setup password | ${brand.name}`);
+    for (const name of [
+      "How did you hear about us?",
+      "Which platform are you most interested in?",
+      "What is your role?",
+    ])
+      expect(await page.getByRole("combobox", { name }).isVisible()).toBe(true);
+    expect(await page.getByLabel("Phone number (optional)").isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "SET PASSWORD" }).isVisible()).toBe(true);
+    await expectAccessible(page);
+    await screenshot(page, `setup-${id}`);
     await context.close();
   });
 
