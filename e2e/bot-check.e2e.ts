@@ -23,7 +23,7 @@ const fakeScript = (global: string) => `(() => {
   window.__botCheck = { script: src.href, renders: [] };
   window[${JSON.stringify(global)}] = {
     render(element, options) {
-      window.__botCheck.renders.push({ sitekey: options.sitekey, language: options.language ?? null });
+      window.__botCheck.renders.push({ sitekey: options.sitekey, language: options.language ?? null, theme: options.theme });
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = "Verify you are human";
@@ -70,7 +70,7 @@ describe.each(PROVIDERS)("registration with $provider configured", ({ provider, 
   });
 
   it("draws the provider's widget, resets it after a refused token, and registers with a good one", async () => {
-    const { page, context } = await visit(browser, "/register", {}, service.baseUrl);
+    const { page, context } = await visit(browser, "/register?theme=cross", {}, service.baseUrl);
     await page.route(script, (route) => route.fulfill({ contentType: "text/javascript", body: fakeScript(global) }));
     const email = uniqueEmail(provider);
     await registerStepOne(page, email);
@@ -81,10 +81,10 @@ describe.each(PROVIDERS)("registration with $provider configured", ({ provider, 
     await widget.waitFor();
     const seen = (await page.evaluate("window.__botCheck")) as {
       script: string;
-      renders: { sitekey: string; language: string | null }[];
+      renders: { sitekey: string; language: string | null; theme: string }[];
     };
     expect(seen.renders).toEqual([
-      { sitekey: `${provider}-site-key`, language: provider === "turnstile" ? "en" : null },
+      { sitekey: `${provider}-site-key`, language: provider === "turnstile" ? "en" : null, theme: "dark" },
     ]);
     if (provider === "recaptcha") expect(new URL(seen.script).searchParams.get("hl")).toBe("en");
     // Without the provider's token the form does not go to the server.

@@ -32,6 +32,8 @@ describe.each(BRAND_IDS)("the login page in the %s brand", (id) => {
     expect(await page.getByRole("img", { name: brand.name }).getAttribute("src")).toBe(brand.logo);
     const button = page.getByRole("button", { name: "Sign in" });
     expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb(brand.colors.primary));
+    // The browser draws its own controls (select lists, scroll bars) light or dark to match the brand.
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe(brand.colorScheme);
     expect(await page.getByRole("link", { name: "Privacy policy" }).getAttribute("href")).toBe(brand.links.privacy);
     expect(await page.getByRole("link", { name: "Terms of use" }).getAttribute("href")).toBe(brand.links.terms);
     expect(await page.getByRole("link", { name: "Licence agreement" }).getAttribute("href")).toBe(brand.links.eula.en);

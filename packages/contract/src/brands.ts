@@ -35,6 +35,8 @@ export interface Brand {
   /** Served by the web app under /brands/. */
   readonly logo: string;
   readonly colors: BrandColors;
+  /** Light or dark: for the browser's own controls and for third-party widgets (CSS color-scheme). */
+  readonly colorScheme: "light" | "dark";
   readonly links: BrandLinks;
   /** Behaviour that differs by brand (spec §2). */
   readonly traits: {
@@ -93,6 +95,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "default",
     name: "Gatehouse",
     logo: "/brands/default.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#1f4fd1", onPrimary: "#ffffff" },
     links: legal("www.gatehouse.example"),
     traits: plain,
@@ -101,6 +104,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "cloud",
     name: "Cloud Render",
     logo: "/brands/cloud.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#0b6e8a", onPrimary: "#ffffff", background: "#eef6f8" },
     links: legal("cloud.gatehouse.example"),
     traits: { ...plain, promoCover: true },
@@ -109,6 +113,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "archviz",
     name: "Enscape",
     logo: "/brands/archviz.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#8a3b12", onPrimary: "#ffffff", background: "#f7f3ef" },
     links: legal("www.archviz.example"),
     traits: {
@@ -123,6 +128,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "configurator",
     name: "Configurator",
     logo: "/brands/configurator.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#2e6b30", onPrimary: "#ffffff", background: "#f1f6f0" },
     links: legal("configurator.gatehouse.example"),
     traits: plain,
@@ -131,6 +137,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "engine",
     name: "Corona",
     logo: "/brands/engine.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#a3122e", onPrimary: "#ffffff", background: "#f8f1f2" },
     links: legal("www.engine.example"),
     traits: plain,
@@ -139,6 +146,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "assets",
     name: "Cosmos",
     logo: "/brands/assets.svg",
+    colorScheme: "light",
     colors: { ...neutral, primary: "#5b2a9e", onPrimary: "#ffffff", background: "#f4f1f9" },
     links: legal("cosmos.gatehouse.example"),
     traits: plain,
@@ -147,6 +155,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
     id: "cross",
     name: "Gatehouse Account",
     logo: "/brands/cross.svg",
+    colorScheme: "dark",
     colors: {
       primary: "#7cc4ff",
       onPrimary: "#0b1a2b",

@@ -5,5 +5,6 @@ export function applyTheme(brand: Brand, root: HTMLElement = document.documentEl
   for (const [name, value] of Object.entries(brand.colors)) {
     root.style.setProperty(`--color-${name.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)}`, value);
   }
+  root.style.colorScheme = brand.colorScheme;
   root.dataset.brand = brand.id;
 }

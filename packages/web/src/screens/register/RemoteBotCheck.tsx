@@ -1,6 +1,7 @@
 import { LANGUAGES, type Language, REMOTE_BOT_CHECKS, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useApp } from "../../app/context.tsx";
 import styles from "./Register.module.css";
 
 /** What Turnstile (`turnstile`) and reCAPTCHA v2 (`grecaptcha`) have in common for explicit rendering. */
@@ -52,6 +53,7 @@ export function RemoteBotCheck({
   generation: number;
 }) {
   const { t, i18n } = useTranslation();
+  const colorScheme = useApp().brand.colorScheme;
   const container = useRef<HTMLDivElement>(null);
   const widget = useRef<{ api: WidgetApi; id: string | number }>(undefined);
   const [failed, setFailed] = useState(false);
@@ -65,6 +67,8 @@ export function RemoteBotCheck({
         if (!alive || !element) return;
         const id = api.render(element, {
           sitekey: siteKey,
+          // Both providers draw a light or a dark widget; the brand says which.
+          theme: colorScheme,
           callback: (token: string) => {
             setFailed(false);
             onToken(token);
@@ -88,7 +92,7 @@ export function RemoteBotCheck({
       if (current?.api.remove) current.api.remove(current.id);
       else container.current?.replaceChildren();
     };
-  }, [provider, siteKey, tag, onToken]);
+  }, [provider, siteKey, tag, colorScheme, onToken]);
 
   useEffect(() => {
     const current = widget.current;
