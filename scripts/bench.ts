@@ -87,6 +87,8 @@ async function main() {
     PUBLIC_URL: "http://127.0.0.1:18182",
     LOG_LEVEL: "warn",
     NODE_ENV: "production",
+    // Required in production; the bench sends no mail, so nothing ever connects to it.
+    SMTP_URL: "smtp://127.0.0.1:1",
     SESSION_SECRET: "bench-secret-bench-secret-bench-secret",
     TRUST_PROXY: "true",
     WEB_DIST: dir,

@@ -78,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === "production";
+  // Production has no dev mailbox: without an SMTP server its mail would be marked sent and never leave.
+  if (production && !e.SMTP_URL) throw new ConfigError("Invalid configuration:\n  SMTP_URL: required in production");
   return {
     production,
     nodeEnv: e.NODE_ENV,

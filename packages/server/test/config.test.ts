@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
 import { tempDir } from "./harness.ts";
 
 const base = () => ({ DATABASE_URL: `sqlite:${tempDir()}/db.sqlite`, SESSION_SECRET: "s".repeat(32) });
@@ -21,10 +21,18 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ ...base(), DATABASE_URL: "mysql://x" })).toThrowError(/DATABASE_URL: must be sqlite/u);
   });
 
-  it("requires SESSION_SECRET in production and makes one elsewhere", () => {
-    expect(() => loadConfig({ ...base(), SESSION_SECRET: undefined, NODE_ENV: "production" })).toThrowError(
-      ConfigError,
+  it("requires SMTP_URL in production, where no dev mailbox would hold the mail", () => {
+    const production = { ...base(), SESSION_SECRET: "s".repeat(32), NODE_ENV: "production" };
+    expect(() => loadConfig(production)).toThrowError(/SMTP_URL: required in production/u);
+    expect(loadConfig({ ...production, SMTP_URL: "smtp://mail.example.com:587" }).smtpUrl).toBe(
+      "smtp://mail.example.com:587",
     );
+  });
+
+  it("requires SESSION_SECRET in production and makes one elsewhere", () => {
+    expect(() =>
+      loadConfig({ ...base(), SESSION_SECRET: undefined, NODE_ENV: "production", SMTP_URL: "smtp://127.0.0.1:1" }),
+    ).toThrowError(/SESSION_SECRET: required in production/u);
     const dir = tempDir();
     const first = loadConfig({ DATABASE_URL: `sqlite:${dir}/db.sqlite` }).sessionSecret;
     expect(first.length).toBeGreaterThanOrEqual(32);

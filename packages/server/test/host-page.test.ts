@@ -66,7 +66,7 @@ describe("the SPA's HTML with host-page settings", () => {
   });
 
   it("ignores ?theme= in production", async () => {
-    const production = await startServer({ env: { NODE_ENV: "production" } });
+    const production = await startServer({ env: { NODE_ENV: "production", SMTP_URL: "smtp://127.0.0.1:1" } });
     try {
       const response = await fetch(`${production.url}/?theme=engine`);
       expect(await response.text()).toContain('"brand":"default"');

@@ -55,7 +55,7 @@ describe("mail rendering", () => {
 describe("dev mailbox", () => {
   it("lists mail at /dev/mail outside production, and not in production", async () => {
     const dev = await startServer();
-    const production = await startServer({ env: { NODE_ENV: "production" } });
+    const production = await startServer({ env: { NODE_ENV: "production", SMTP_URL: "smtp://127.0.0.1:1" } });
     try {
       const page = await fetch(`${dev.url}/dev/mail`);
       expect(page.status).toBe(200);
@@ -65,7 +65,12 @@ describe("dev mailbox", () => {
       await dev.close();
       await production.close();
     }
-    const env = { DATABASE_URL: `sqlite:${tempDir()}/p.db`, SESSION_SECRET: "s".repeat(32), NODE_ENV: "production" };
+    const env = {
+      DATABASE_URL: `sqlite:${tempDir()}/p.db`,
+      SESSION_SECRET: "s".repeat(32),
+      NODE_ENV: "production",
+      SMTP_URL: "smtp://127.0.0.1:1",
+    };
     expect(await runAdmin(["mail:list"], env)).toMatchObject({ code: 1, out: expect.stringContaining("production") });
   });
 });
