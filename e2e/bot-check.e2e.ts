@@ -106,4 +106,18 @@ describe.each(PROVIDERS)("registration with $provider configured", ({ provider, 
     expect(verified.at(-1)?.get("secret")).toBe(`${provider}-secret`);
     await context.close();
   });
+
+  it("says the check failed when the provider's script cannot load, and sends nothing", async () => {
+    const { page, context } = await visit(browser, "/register", {}, service.baseUrl);
+    await page.route(script, (route) => route.abort("internetdisconnected"));
+    const before = verified.length;
+    await registerStepOne(page, uniqueEmail(`${provider}-offline`));
+    await registerStepTwo(page);
+    const check = page.getByRole("group", { name: "I'm not a robot" });
+    await check.getByRole("alert").filter({ hasText: "Verification failed. Please try again later." }).waitFor();
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByText("Please confirm that you are not a robot.").waitFor();
+    expect(verified.length).toBe(before);
+    await context.close();
+  });
 });
