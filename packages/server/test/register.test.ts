@@ -2,7 +2,7 @@ import { ACTIVATION_TTL_MS, RegisterValidateAnswer } from "@gatehouse/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { activateAccount } from "../src/accounts/activation.ts";
-import { findUserByEmail } from "../src/accounts/users.ts";
+import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { outboxStore } from "../src/store/outbox.ts";
 import { Client, expectErrorObject, startServer, useMailServer } from "./harness.ts";
 import { solveBotCheck } from "./pow.ts";
@@ -312,6 +312,32 @@ describe("activation", () => {
 });
 
 describe("POST /api/account/resend_activation", () => {
+  it("takes as long for an unknown address as for a pending account (a decoy of the same work)", async () => {
+    const rounds = 16;
+    for (let i = 0; i < rounds; i++)
+      await createUser(fx.server.app.db, {
+        email: `pending-t${i}@example.com`,
+        password: "Granite-Kettle-58",
+        status: "pending",
+      });
+    const time = async (email: string) => {
+      const c = await client();
+      const start = performance.now();
+      await c.post("/api/account/resend_activation", { email });
+      return performance.now() - start;
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const pending: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      pending.push(await time(`pending-t${i}@example.com`));
+      unknown.push(await time(`unknown-t${i}@example.com`));
+    }
+    const ratio = median(pending) / median(unknown);
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(2);
+  });
+
   it("answers the same for a pending, an active and an unknown address, and mails only the pending one", async () => {
     await register("again@example.com");
     await fx.smtp.waitFor("again@example.com");

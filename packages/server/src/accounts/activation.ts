@@ -1,4 +1,4 @@
-import { consumeCode } from "../codes/codes.ts";
+import { consumeCode, decoyCodeWork } from "../codes/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
@@ -26,11 +26,15 @@ export async function activateAccount(db: Db, code: string, now = Date.now()): P
 
 /**
  * Sends a new activation link when the address has a pending account, and does nothing otherwise; the caller
- * answers the same either way, so the call tells nobody which addresses have accounts.
+ * answers the same either way, and a decoy of the same work keeps the time the same too, so the call tells
+ * nobody which addresses have accounts.
  */
 export async function resendActivation(db: Db, email: string, origin: Origin, now = Date.now()): Promise<boolean> {
   const user = await usersStore.findByEmail(db, normalizeEmail(email));
-  if (user?.status !== "pending") return false;
+  if (user?.status !== "pending") {
+    await decoyCodeWork(db, now);
+    return false;
+  }
   await db
     .transaction()
     .execute((trx) => sendActivation(trx, user, { ...origin, language: user.language, brand: user.brand }, now));

@@ -1,4 +1,3 @@
-import { hash, randomBytes } from "node:crypto";
 import {
   type api,
   PASSWORD_RESET_TTL_MS,
@@ -7,10 +6,9 @@ import {
   routeUrl,
 } from "@gatehouse/contract";
 import type { z } from "zod";
-import { type CodeStatus, codeHash, codeStatus, consumeCode, issueCode } from "../codes/codes.ts";
+import { type CodeStatus, codeHash, codeStatus, consumeCode, decoyCodeWork, issueCode } from "../codes/codes.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
-import { captchasStore } from "../store/captchas.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -46,14 +44,7 @@ async function recoveryQuota(db: Db, email: string, now: number): Promise<boolea
 export async function requestRecovery(db: Db, email: string, origin: Origin, now = Date.now()): Promise<void> {
   const user = await usersStore.findByEmail(db, normalizeEmail(email));
   const allowed = await recoveryQuota(db, normalizeEmail(email), now);
-  if (!user || !allowed || user.status === "disabled") {
-    // A decoy of the same shape: one code's worth of randomness and hashing, one small transaction.
-    const decoy = codeHash(randomBytes(32).toString("base64url"));
-    await db.transaction().execute(async (trx) => {
-      await captchasStore.spend(trx, hash("sha256", `decoy:${decoy}`, "hex"), now + 60_000);
-    });
-    return;
-  }
+  if (!user || !allowed || user.status === "disabled") return decoyCodeWork(db, now);
   await db.transaction().execute(async (trx) => {
     if (user.status === "pending" && user.password_hash === null) return sendSetup(trx, user, origin.publicUrl, now);
     if (user.status === "pending") return sendActivation(trx, user, origin, now);

@@ -1,4 +1,5 @@
 import { hash, randomBytes, randomUUID } from "node:crypto";
+import { captchasStore } from "../store/captchas.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { CodePurpose } from "../store/schema.ts";
@@ -13,6 +14,18 @@ function newCode(): string {
 /** Codes are kept as SHA-256 hashes: a leaked table holds no working link. */
 export function codeHash(code: string): string {
   return hash("sha256", code, "hex");
+}
+
+/**
+ * The work of issuing a code and queueing its mail, done for nobody, so that a call whose answer must not tell
+ * whether an address has an account also takes as long either way (ASVS 6.3.8): one code's randomness and
+ * hashing, one small transaction (a row in the spent-token table that the sweeper removes after a minute).
+ */
+export async function decoyCodeWork(db: Db, now = Date.now()): Promise<void> {
+  const decoy = codeHash(newCode());
+  await db.transaction().execute(async (trx) => {
+    await captchasStore.spend(trx, hash("sha256", `decoy:${decoy}`, "hex"), now + 60_000);
+  });
 }
 
 /**
