@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { TestSmtp } from "./smtp.ts";
@@ -160,4 +160,32 @@ export function useMailServer(database: () => Promise<string | undefined> = asyn
     await fixture.smtp?.stop();
   });
   return fixture;
+}
+
+/**
+ * "Same timing within noise" (ASVS 6.3.8) for a call about an address: for each known and unknown address,
+ * interleaved so load hits both alike, `prepare` makes the call ready (a client, its CSRF token) and only the
+ * call it returns is timed; the medians must be within a factor of two of each other.
+ */
+export async function expectSameTiming(
+  prepare: (email: string) => Promise<() => Promise<unknown>>,
+  known: readonly string[],
+  unknown: readonly string[],
+): Promise<void> {
+  const time = async (email: string) => {
+    const call = await prepare(email);
+    const start = performance.now();
+    await call();
+    return performance.now() - start;
+  };
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const knownTimes: number[] = [];
+  const unknownTimes: number[] = [];
+  for (let i = 0; i < Math.min(known.length, unknown.length); i++) {
+    knownTimes.push(await time(known[i] as string));
+    unknownTimes.push(await time(unknown[i] as string));
+  }
+  const ratio = median(knownTimes) / median(unknownTimes);
+  expect(ratio).toBeGreaterThan(0.5);
+  expect(ratio).toBeLessThan(2);
 }
