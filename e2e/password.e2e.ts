@@ -79,6 +79,8 @@ describe("passwords", () => {
     await screenshot(page, "setup-password");
     await page.getByRole("button", { name: "SET PASSWORD" }).click();
     await page.getByText("Your password is set. Taking you to the customer portal...").waitFor();
+    // The form is gone; focus goes to the heading while the page waits to move on (WCAG 2.4.3).
+    await expect.poll(() => isFocused(page.getByRole("heading", { name: "Set up your password" }))).toBe(true);
     await page.waitForURL("https://portal.gatehouse.example/");
     await context.close();
 
@@ -104,6 +106,7 @@ describe("passwords", () => {
     await page.getByLabel("Current password", { exact: true }).fill(OLD);
     await page.getByRole("button", { name: "Change Password" }).click();
     await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
+    await expect.poll(() => isFocused(page.getByRole("heading", { name: "Change password" }))).toBe(true);
     await fx.smtp.waitFor(email);
     await context.close();
   });

@@ -1,7 +1,16 @@
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { createPerson, expectAccessible, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
+import {
+  createPerson,
+  expectAccessible,
+  isFocused,
+  screenshot,
+  signIn,
+  uniqueEmail,
+  useMailService,
+  visit,
+} from "./support.ts";
 
 const fx = useMailService();
 const PASSWORD = "Granite-Kettle-58";
@@ -76,6 +85,7 @@ describe("profile", () => {
     await page.getByText("Do you really want to delete your account").waitFor();
     await page.getByRole("button", { name: "Delete all data" }).click();
     await page.getByText("All data was successfully deleted. We apologize for any inconvenience.").waitFor();
+    await expect.poll(() => isFocused(page.getByRole("heading", { name: "Destroy account" }))).toBe(true);
     expect(await page.getByRole("link", { name: "Customer service" }).isVisible()).toBe(true);
 
     await page.getByRole("link", { name: "Sign in" }).click();

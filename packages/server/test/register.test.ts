@@ -312,6 +312,14 @@ describe("activation", () => {
 });
 
 describe("POST /api/account/resend_activation", () => {
+  it("does a code's worth of work for an address without a pending account, as for one with", async () => {
+    const db = fx.server.app.db;
+    const decoys = async () => (await db.selectFrom("spent_tokens").select("token_hash").execute()).length;
+    const before = await decoys();
+    await (await client()).post("/api/account/resend_activation", { email: "no-account-decoy@example.com" });
+    expect(await decoys()).toBe(before + 1);
+  });
+
   it("takes as long for an unknown address as for a pending account (a decoy of the same work)", async () => {
     const rounds = 16;
     for (let i = 0; i < rounds; i++)
