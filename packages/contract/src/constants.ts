@@ -47,9 +47,10 @@ export const BOT_CHECK_TTL_MS = 5 * MINUTE;
 /** Mail outbox: retry with exponential back-off from 10 s up to an hour, for about two days, then give up. */
 export const MAIL_RETRY = { firstDelayMs: 10 * SECOND, maxDelayMs: HOUR, maxAttempts: 60 } as const;
 
-/** Per client address: existence checks, sign-ups and resends (ASVS 2.2.1 / OWASP automated threats). */
 /** How long delivered or given-up mail stays in the outbox (recipient, subject, status; bodies already emptied). */
 export const MAIL_RETENTION_MS = 30 * DAY;
+
+/** Per client address: existence checks, sign-ups and resends (ASVS 2.2.1 / OWASP automated threats). */
 export const RATE_LIMITS = {
   registerValidate: { max: 30, windowMs: 5 * MINUTE },
   register: { max: 10, windowMs: 15 * MINUTE },

@@ -1,5 +1,5 @@
 import { api, ROUTES } from "@gatehouse/contract";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { gateway, isScreenFailure } from "../../api/index.ts";
@@ -7,6 +7,7 @@ import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
+import { useFocusOnMount } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 
 export type CodeCheck = { state: "validating" } | { state: "valid" } | { state: "invalid"; reason: string };
@@ -60,10 +61,7 @@ export function CodeProblem({
 }) {
   const { t } = useTranslation();
   const tk = useT();
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (takeFocus) heading.current?.focus();
-  }, [takeFocus]);
+  const heading = useFocusOnMount(Boolean(takeFocus));
   return (
     <Layout>
       <h1 ref={heading} tabIndex={-1}>
