@@ -156,6 +156,24 @@ describe("system pages", () => {
     await context.close();
   });
 
+  it.each(["/", "/register", "/account/recover", "/logout"])(
+    "logs no error in the browser console for a visitor on %s (the session check is expected, not a failure)",
+    async (path) => {
+      const { page, context } = await visit(browser, "about:blank");
+      const errors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      page.on("pageerror", (error) => errors.push(error.message));
+      const session = page.waitForResponse((r) => r.url().endsWith("/api/session"));
+      await page.goto(path);
+      expect((await session).status()).toBe(204);
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+
   it("shows Oops... what a mess. with a retry when the gateway fails", async () => {
     const { page, context } = await visit(browser, "about:blank");
     let fail = true;

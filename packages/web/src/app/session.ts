@@ -1,17 +1,12 @@
 import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
 import { type LoaderFunctionArgs, redirect } from "react-router";
-import { ApiError, gateway } from "../api/index.ts";
+import { gateway } from "../api/index.ts";
 
-export type Session = AnswerOf<typeof api.session>;
+export type Session = NonNullable<AnswerOf<typeof api.session>>;
 
 /** The signed-in session, or null for a visitor. 5xx and network failures go to the route's error screen. */
-export async function fetchSession(): Promise<Session | null> {
-  try {
-    return await gateway().call(api.session);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return null;
-    throw error;
-  }
+export function fetchSession(): Promise<Session | null> {
+  return gateway().call(api.session);
 }
 
 /** Loader of routes that need a signed-in user (spec §6): visitors go to sign-in and come back after. */

@@ -1,5 +1,4 @@
 import { type ComponentPropsWithRef, useId } from "react";
-import styles from "./Choice.module.css";
 import fieldStyles from "./Field.module.css";
 import { useT } from "./useT.ts";
 
@@ -21,7 +20,7 @@ export function Select({ label, error, placeholder, options, ...select }: Select
       </label>
       <select
         id={id}
-        className={styles.select}
+        className={fieldStyles.input}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         {...select}
