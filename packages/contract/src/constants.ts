@@ -71,7 +71,7 @@ export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR;
 
 /**
- * Sign-in throttling (ASVS 6.3.5 / 6.1.1 in v5): each allowance — the one every unknown browser of an account
+ * Sign-in throttling (ASVS 6.3.1 / 6.1.1): each allowance — the one every unknown browser of an account
  * shares, and each trusted browser's own (device cookie) — refuses passwords for LOCKOUT_WINDOW_MS after
  * LOCKOUT_THRESHOLD consecutive wrong ones; attempts during a block do not extend it (docs/decisions.md).
  */

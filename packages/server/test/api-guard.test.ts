@@ -3,12 +3,12 @@ import { api } from "@gatehouse/contract";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
-import { canonicalPath } from "../src/http/session.ts";
+import { canonicalPath } from "../src/http/api-paths.ts";
 import { type Answer, Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
 
 /**
  * The session and CSRF guard holds for every request that reaches an /api route, however its target is spelled
- * (ASVS 3.5, 4.x; issue #8): percent-escapes, absolute-form targets, dot segments, repeated slashes, case.
+ * (ASVS 3.5.1 and V4; issue #8): percent-escapes, absolute-form targets, dot segments, repeated slashes, case.
  */
 let server: TestServer;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { Client, expectErrorObject, startServer, useMailServer } from "./harness
 import { linkIn } from "./smtp.ts";
 
 /**
- * An attacker must not be able to keep a real person out (issue #8; ASVS 6.3.5, 6.1.1; OWASP device cookies):
+ * An attacker must not be able to keep a real person out (issue #8; ASVS 6.3.1, 6.1.1; OWASP device cookies):
  * counters live in key spaces of their own, a browser that signed in keeps its own allowance, recovery works
  * during a block and lifts it, and the block is written to the audit trail once.
  */

@@ -16,7 +16,7 @@ export type ChangeRefusal =
 
 /**
  * POST /account/change_password for the signed-in user: the current password is verified like a sign-in (a wrong
- * one counts toward the same block, ASVS 6.3.5), the new one is set, RequiredPasswordUpdate is cleared, the
+ * one counts toward the same block, ASVS 6.3.1), the new one is set, RequiredPasswordUpdate is cleared, the
  * user's other sessions end (ASVS 7.4.3) and a notice is mailed (ASVS 6.3.6).
  */
 export async function changePassword(

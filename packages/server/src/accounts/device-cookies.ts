@@ -7,7 +7,7 @@ import { normalizeEmail } from "./identifiers.ts";
 /**
  * Device cookies (OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a browser that signed in to an
  * account gets a cookie that lets it spend its own allowance of password attempts, so strangers who exhaust the
- * account's shared allowance cannot keep the owner out (ASVS 6.3.5 / 6.1.1). The cookie is
+ * account's shared allowance cannot keep the owner out (ASVS 6.3.1 / 6.1.1). The cookie is
  * `d1.<device id>.<issued, base 36>.<HMAC-SHA256>`, the HMAC under SESSION_SECRET over the device id, the time it
  * was issued and the account's normalised address: nobody can mint one, and one account's cookie is worthless
  * for another. Nothing is stored: the device id keys only the device's own attempt count.

@@ -9,7 +9,7 @@ import { addressKey } from "./identifiers.ts";
 import type { PasswordCheck } from "./passwords.ts";
 
 /**
- * Sign-in throttling (ASVS 6.3.5 / 6.1.1; thresholds and reasoning: docs/decisions.md "Sign-in throttling").
+ * Sign-in throttling (ASVS 6.3.1 / 6.1.1; thresholds and reasoning: docs/decisions.md "Sign-in throttling").
  * Every account has two kinds of allowance: one that all browsers it has not trusted share, keyed by the typed
  * address whether or not an account has it (so a block reveals nothing), and one per trusted browser, named by its
  * device cookie (OWASP device cookies). Strangers who use up the shared one block only themselves.

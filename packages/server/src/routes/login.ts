@@ -17,7 +17,7 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
     `/api${api.login.path}`,
     {
       schema: { body: api.login.body },
-      // Per client address, whatever the account (ASVS 6.3.5 / OWASP credential stuffing cheat sheet).
+      // Per client address, whatever the account (ASVS 6.3.1 / OWASP credential stuffing cheat sheet).
       config: limit(LOGIN_RATE_PER_ADDRESS),
     },
     async (request, reply) => {
