@@ -66,7 +66,7 @@ async function auditEvents(userId: string, event: string) {
 }
 
 async function counterRows(): Promise<number> {
-  return (await fx.server.app.db.selectFrom("password_attempts").select("key").execute()).length;
+  return (await fx.server.app.db.selectFrom("login_throttle").select("key").execute()).length;
 }
 
 describe("every counter in its own key space", () => {
@@ -242,7 +242,7 @@ describe("the audit trail", () => {
     // The next block, after this one has run out, is recorded again.
     const later = Date.now() + LOCKOUT_WINDOW_MS + 1;
     for (let i = 0; i < LOCKOUT_THRESHOLD + 3; i++)
-      await signInWithPassword(fx.server.app.db, "audited-block@example.com", "wrong password", {}, later + i);
+      await signInWithPassword(fx.server.app.db, "audited-block@example.com", "wrong password", later + i);
     expect(await auditEvents(user.id, "lockout")).toHaveLength(2);
   });
 

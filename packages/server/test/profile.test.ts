@@ -15,7 +15,7 @@ async function everyValue(db: Db): Promise<string[]> {
   const tables = [
     "users",
     "sessions",
-    "password_attempts",
+    "login_throttle",
     "recovery_quota",
     "codes",
     "outbox",

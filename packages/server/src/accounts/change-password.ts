@@ -27,7 +27,8 @@ export async function changePassword(
     oldPassword: string;
     password: string;
     publicUrl: URL;
-    source: AttemptSource;
+    /** The browser's device cookie and address; without it the attempt spends the account's shared allowance. */
+    source?: AttemptSource;
   },
   now = Date.now(),
 ): Promise<{ ok: true } | { ok: false; refusal: ChangeRefusal }> {
@@ -37,7 +38,7 @@ export async function changePassword(
   const check = await guardedCheck(
     db,
     user.email_normalized,
-    input.source,
+    input.source ?? {},
     () => checkPassword(stored, input.oldPassword),
     user.id,
     now,

@@ -22,8 +22,8 @@ export async function requestDeletion(
   user: UserRow,
   password: string | undefined,
   publicUrl: URL,
-  source: AttemptSource,
   now = Date.now(),
+  source: AttemptSource = {},
 ): Promise<{ ok: true } | { ok: false; refusal: DeletionRequestRefusal }> {
   const stored = user.password_hash;
   if (stored) {

@@ -24,8 +24,8 @@ export async function signInWithPassword(
   db: Db,
   email: string,
   password: string,
-  source: AttemptSource = {},
   now = Date.now(),
+  source: AttemptSource = {},
 ): Promise<SignInOutcome> {
   // An identifier that cannot be an account's address names no account: refused before it counts anywhere.
   const address = accountAddress(email);
@@ -33,7 +33,8 @@ export async function signInWithPassword(
 
   const user = await usersStore.findByEmail(db, address);
   const check = await guardedCheck(db, address, source, () => passwordCheck(user, password), user?.id ?? null, now);
-  if (check.status === "blocked") return refuse("user_temporarily_blocked", user);
+  // Refused without a word about the account; the block's start is audited where it is counted.
+  if (check.status === "blocked") return refuse("user_temporarily_blocked");
   if (check.status === "mismatch") return refuse("invalid_authentication", user);
   // Only a found user's password can match.
   const account = user as UserRow;

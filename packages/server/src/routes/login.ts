@@ -25,6 +25,7 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
         db,
         request.body.email,
         request.body.password,
+        Date.now(),
         app.attemptSource(request),
       );
       const context = auditContext(request, outcome.ok ? outcome.user.id : (outcome.userId ?? null));

@@ -46,6 +46,7 @@ export const profileRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
         user,
         request.body.password,
         config.publicUrl,
+        Date.now(),
         app.attemptSource(request),
       );
       if (!outcome.ok) {

@@ -39,7 +39,7 @@ export interface SessionsTable {
 export type AttemptScope = "account" | "device";
 
 /** Password attempts of one allowance (docs/decisions.md "Sign-in throttling"); each scope its own key space. */
-export interface PasswordAttemptsTable {
+export interface LoginThrottleTable {
   scope: AttemptScope;
   /** "account": SHA-256 of the normalised address, known or not (so a block reveals no account); "device": of the device id. */
   key: string;
@@ -123,7 +123,7 @@ export interface AuditTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
-  password_attempts: PasswordAttemptsTable;
+  login_throttle: LoginThrottleTable;
   recovery_quota: RecoveryQuotaTable;
   codes: CodesTable;
   outbox: OutboxTable;
@@ -142,4 +142,4 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
-export type PasswordAttemptsRow = Selectable<PasswordAttemptsTable>;
+export type ThrottleRow = Selectable<LoginThrottleTable>;

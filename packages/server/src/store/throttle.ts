@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "./db.ts";
-import type { AttemptScope, PasswordAttemptsRow } from "./schema.ts";
+import type { AttemptScope, ThrottleRow } from "./schema.ts";
 
 /** One allowance of password attempts: whose it is, and which account it belongs to. */
 export interface AllowanceKey {
@@ -11,9 +11,9 @@ export interface AllowanceKey {
 
 /** Queries of the password-attempt counters (docs/decisions.md "Sign-in throttling"). */
 export const throttleStore = {
-  find: (db: Db, allowance: Pick<AllowanceKey, "scope" | "key">): Promise<PasswordAttemptsRow | undefined> =>
+  find: (db: Db, allowance: Pick<AllowanceKey, "scope" | "key">): Promise<ThrottleRow | undefined> =>
     db
-      .selectFrom("password_attempts")
+      .selectFrom("login_throttle")
       .selectAll()
       .where("scope", "=", allowance.scope)
       .where("key", "=", allowance.key)
@@ -32,9 +32,9 @@ export const throttleStore = {
     rule: { threshold: number; windowMs: number },
   ): Promise<number> => {
     if (rule.threshold < 2) throw new Error("a lockout threshold below 2 is not supported");
-    const ended = sql<boolean>`password_attempts.blocked_until is not null and password_attempts.blocked_until <= ${now}`;
+    const ended = sql<boolean>`login_throttle.blocked_until is not null and login_throttle.blocked_until <= ${now}`;
     const row = await db
-      .insertInto("password_attempts")
+      .insertInto("login_throttle")
       .values({
         scope: allowance.scope,
         key: allowance.key,
@@ -45,11 +45,11 @@ export const throttleStore = {
       })
       .onConflict((oc) =>
         oc.columns(["scope", "key"]).doUpdateSet({
-          attempts: sql<number>`case when ${ended} then 1 else password_attempts.attempts + 1 end`,
+          attempts: sql<number>`case when ${ended} then 1 else login_throttle.attempts + 1 end`,
           blocked_until: sql<number | null>`case
             when ${ended} then null
-            when password_attempts.blocked_until is not null then password_attempts.blocked_until
-            when password_attempts.attempts + 1 >= ${rule.threshold} then ${now + rule.windowMs}
+            when login_throttle.blocked_until is not null then login_throttle.blocked_until
+            when login_throttle.attempts + 1 >= ${rule.threshold} then ${now + rule.windowMs}
             else null end`,
           updated_at: now,
         }),
@@ -62,7 +62,7 @@ export const throttleStore = {
   /** Forgets one allowance's count (a right password on it). */
   clear: async (db: Db, allowance: Pick<AllowanceKey, "scope" | "key">): Promise<void> => {
     await db
-      .deleteFrom("password_attempts")
+      .deleteFrom("login_throttle")
       .where("scope", "=", allowance.scope)
       .where("key", "=", allowance.key)
       .execute();
@@ -70,13 +70,13 @@ export const throttleStore = {
 
   /** Forgets every allowance of an account: its own and each of its trusted devices'. */
   clearAccount: async (db: Db, accountKey: string): Promise<void> => {
-    await db.deleteFrom("password_attempts").where("account_key", "=", accountKey).execute();
+    await db.deleteFrom("login_throttle").where("account_key", "=", accountKey).execute();
   },
 
   /** Drops counts untouched since `before` that hold no running block. */
   deleteStale: async (db: Db, before: number, now: number): Promise<number> => {
     const result = await db
-      .deleteFrom("password_attempts")
+      .deleteFrom("login_throttle")
       .where("updated_at", "<", before)
       .where((eb) => eb.or([eb("blocked_until", "is", null), eb("blocked_until", "<=", now)]))
       .executeTakeFirst();
