@@ -47,8 +47,9 @@ export function trustedDevice(
   if (!DEVICE_ID.test(deviceId) || !ISSUED.test(issued) || !MAC.test(presented)) return undefined;
   const issuedAt = Number.parseInt(issued, 36);
   if (!(issuedAt <= now + CLOCK_SKEW_MS && now - issuedAt < DEVICE_TRUST_MS)) return undefined;
-  const expected = mac(secret, deviceId, issued, address);
-  return timingSafeEqual(expected, Buffer.from(presented, "base64url")) ? deviceId : undefined;
+  // Compared as text, so no second spelling of the same bytes is accepted.
+  const expected = Buffer.from(mac(secret, deviceId, issued, address).toString("base64url"));
+  return timingSafeEqual(expected, Buffer.from(presented)) ? deviceId : undefined;
 }
 
 /** The device cookie for a browser that has just signed in to the user's account. */
