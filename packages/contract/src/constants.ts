@@ -71,10 +71,13 @@ export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR;
 
 /**
- * Account lockout (ASVS 2.2.1 / 6.1.1 in v5): after LOCKOUT_THRESHOLD consecutive wrong passwords the
- * account refuses passwords for LOCKOUT_WINDOW_MS; every further failure while blocked does not extend it.
+ * Sign-in throttling (ASVS 6.3.1 / 6.1.1): each allowance — the one every unknown browser of an account
+ * shares, and each trusted browser's own (device cookie) — refuses passwords for LOCKOUT_WINDOW_MS after
+ * LOCKOUT_THRESHOLD consecutive wrong ones; attempts during a block do not extend it (docs/decisions.md).
  */
 export const LOCKOUT_THRESHOLD = 5;
 export const LOCKOUT_WINDOW_MS = 15 * MINUTE;
+/** How long a browser that signed in stays trusted for that account (OWASP device cookies). */
+export const DEVICE_TRUST_MS = 365 * DAY;
 /** Per client address: sign-in attempts allowed per window, whatever the account. */
 export const LOGIN_RATE_PER_ADDRESS = { max: 30, windowMs: 5 * MINUTE } as const;

@@ -16,7 +16,7 @@ import { ApiError, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { databaseRateLimitStore } from "./http/rate-limit.ts";
-import { sessionPlugin } from "./http/session.ts";
+import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
 import { activationRoutes } from "./routes/activation.ts";
@@ -66,6 +66,7 @@ export async function buildApp(
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
     ...(options.compactRequestLog ? { logController: new CompactRequestLog() } : {}),
+    frameworkErrors: refuseUnroutable(config.publicUrl),
   }).withTypeProvider<ZodTypeProvider>();
   // Only JSON and form bodies are accepted; anything else is 415.
   app.removeContentTypeParser("text/plain");

@@ -12,7 +12,17 @@ const PASSWORD = "Granite-Kettle-58";
 
 /** Every column of every table, as text: the place a deleted user's traces would hide. */
 async function everyValue(db: Db): Promise<string[]> {
-  const tables = ["users", "sessions", "login_throttle", "codes", "outbox", "captchas", "spent_tokens", "audit"];
+  const tables = [
+    "users",
+    "sessions",
+    "login_throttle",
+    "recovery_quota",
+    "codes",
+    "outbox",
+    "captchas",
+    "spent_tokens",
+    "audit",
+  ];
   const values: string[] = [];
   for (const table of tables) {
     const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
+import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
 import { throttleStore } from "../src/store/throttle.ts";
@@ -40,8 +41,11 @@ describe.each([
   ["PostgreSQL", freshPostgres],
 ])("store on %s", (_name, url) => {
   let db: Db;
+  /** Kept for a second connection to the same database, as another instance would open. */
+  let databaseUrl: string;
   beforeAll(async () => {
-    db = openDatabase(await url()).db;
+    databaseUrl = await url();
+    db = openDatabase(databaseUrl).db;
     await migrate(db);
     await migrate(db); // idempotent
   });
@@ -117,20 +121,76 @@ describe.each([
     expect(await sessionsStore.deleteForUser(db, row.id)).toBe(1);
   });
 
-  it("counts sign-in failures atomically under concurrency", async () => {
-    const key = randomUUID();
-    await Promise.all(Array.from({ length: 10 }, () => throttleStore.recordFailure(db, key, 1)));
-    expect((await throttleStore.find(db, key))?.failures).toBe(10);
-    await throttleStore.lock(db, key, 99, 2);
-    expect(await throttleStore.find(db, key)).toMatchObject({ failures: 10, locked_until: 99 });
-    await throttleStore.clear(db, key);
-    expect(await throttleStore.find(db, key)).toBeUndefined();
+  const RULE = { threshold: 5, windowMs: 1000 };
+  const allowance = (scope: "account" | "device" = "account", accountKey = randomUUID()) => ({
+    scope,
+    key: randomUUID(),
+    accountKey,
   });
 
-  it("sweeps stale throttle rows", async () => {
+  it("numbers concurrent password attempts atomically, from two connections to the same database", async () => {
+    const other = openDatabase(databaseUrl).db;
+    try {
+      const counted = allowance();
+      const numbers = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => throttleStore.claim(i % 2 ? db : other, counted, 10, RULE)),
+      );
+      expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it("arms the block with the attempt that reaches the threshold, never extends it, and starts afresh after it", async () => {
+    const counted = allowance();
+    for (let i = 1; i < RULE.threshold; i++) await throttleStore.claim(db, counted, 100, RULE);
+    expect((await throttleStore.find(db, counted))?.blocked_until).toBeNull();
+    expect(await throttleStore.claim(db, counted, 200, RULE)).toBe(RULE.threshold);
+    expect((await throttleStore.find(db, counted))?.blocked_until).toBe(200 + RULE.windowMs);
+    expect(await throttleStore.claim(db, counted, 900, RULE)).toBe(RULE.threshold + 1);
+    expect((await throttleStore.find(db, counted))?.blocked_until).toBe(200 + RULE.windowMs);
+    expect(await throttleStore.claim(db, counted, 200 + RULE.windowMs, RULE)).toBe(1);
+    expect((await throttleStore.find(db, counted))?.blocked_until).toBeNull();
+  });
+
+  it("keeps each scope in its own key space, and clears an account with its devices", async () => {
+    const account = randomUUID();
+    const shared = { scope: "account" as const, key: account, accountKey: account };
+    const device = { scope: "device" as const, key: account, accountKey: account };
+    const elsewhere = allowance("device");
+    await throttleStore.claim(db, shared, 1, RULE);
+    await throttleStore.claim(db, shared, 1, RULE);
+    expect(await throttleStore.claim(db, device, 1, RULE)).toBe(1);
+    await throttleStore.claim(db, elsewhere, 1, RULE);
+    await throttleStore.clear(db, device);
+    expect((await throttleStore.find(db, shared))?.attempts).toBe(2);
+    await throttleStore.claim(db, device, 1, RULE);
+    await throttleStore.clearAccount(db, account);
+    expect(await throttleStore.find(db, shared)).toBeUndefined();
+    expect(await throttleStore.find(db, device)).toBeUndefined();
+    expect(await throttleStore.find(db, elsewhere)).toBeDefined();
+  });
+
+  it("sweeps stale attempt counts but keeps a running block", async () => {
+    const stale = allowance();
+    const blocked = allowance();
+    await throttleStore.claim(db, stale, 10, RULE);
+    for (let i = 0; i < RULE.threshold; i++) await throttleStore.claim(db, blocked, 10, { ...RULE, windowMs: 10_000 });
+    expect(await throttleStore.deleteStale(db, 11, 20)).toBeGreaterThanOrEqual(1);
+    expect(await throttleStore.find(db, stale)).toBeUndefined();
+    expect(await throttleStore.find(db, blocked)).toBeDefined();
+  });
+
+  it("counts recovery mails in fixed windows, atomically and apart from password attempts", async () => {
     const key = randomUUID();
-    await throttleStore.recordFailure(db, key, 10);
-    expect(await throttleStore.deleteStale(db, 11)).toBeGreaterThanOrEqual(1);
-    expect(await throttleStore.find(db, key)).toBeUndefined();
+    const counts = await Promise.all(Array.from({ length: 6 }, () => recoveryQuotaStore.count(db, key, 1000, 500)));
+    expect(counts.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await throttleStore.find(db, { scope: "account", key })).toBeUndefined();
+    expect(await recoveryQuotaStore.count(db, key, 1499, 500)).toBe(7);
+    expect(await recoveryQuotaStore.count(db, key, 1500, 500)).toBe(1);
+    expect(await recoveryQuotaStore.deleteEnded(db, 2000)).toBeGreaterThanOrEqual(1);
+    await recoveryQuotaStore.count(db, key, 3000, 500);
+    await recoveryQuotaStore.clear(db, key);
+    expect(await recoveryQuotaStore.count(db, key, 3000, 500)).toBe(1);
   });
 });

@@ -5,8 +5,8 @@ import type { Db } from "../store/db.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { isCommonPassword } from "./common-passwords.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
-import { clearFailures, recordFailure, throttleState } from "./throttle.ts";
+import { checkPassword, hashPassword } from "./passwords.ts";
+import { type AttemptSource, clearFailures, guardedCheck } from "./throttle.ts";
 
 export type ChangeRefusal =
   | "password_not_allowed"
@@ -16,22 +16,35 @@ export type ChangeRefusal =
 
 /**
  * POST /account/change_password for the signed-in user: the current password is verified like a sign-in (a wrong
- * one counts toward the same block, ASVS 6.3.5), the new one is set, RequiredPasswordUpdate is cleared, the
+ * one counts toward the same block, ASVS 6.3.1), the new one is set, RequiredPasswordUpdate is cleared, the
  * user's other sessions end (ASVS 7.4.3) and a notice is mailed (ASVS 6.3.6).
  */
 export async function changePassword(
   db: Db,
-  input: { userId: string; sessionToken: string; oldPassword: string; password: string; publicUrl: URL },
+  input: {
+    userId: string;
+    sessionToken: string;
+    oldPassword: string;
+    password: string;
+    publicUrl: URL;
+    /** The browser's device cookie and address; without it the attempt spends the account's shared allowance. */
+    source?: AttemptSource;
+  },
   now = Date.now(),
 ): Promise<{ ok: true } | { ok: false; refusal: ChangeRefusal }> {
   const user = await usersStore.findById(db, input.userId);
   if (!user?.password_hash || user.password_allowed !== 1) return { ok: false, refusal: "password_not_allowed" };
-  if ((await throttleState(db, user.email_normalized, now)).blocked)
-    return { ok: false, refusal: "user_temporarily_blocked" };
-  if (!(await verifyPassword(user.password_hash, input.oldPassword))) {
-    const blocked = await recordFailure(db, user.email_normalized, now);
-    return { ok: false, refusal: blocked ? "user_temporarily_blocked" : "current_password_incorrect" };
-  }
+  const stored = user.password_hash;
+  const check = await guardedCheck(
+    db,
+    user.email_normalized,
+    input.source ?? {},
+    () => checkPassword(stored, input.oldPassword),
+    user.id,
+    now,
+  );
+  if (check.status === "blocked") return { ok: false, refusal: "user_temporarily_blocked" };
+  if (check.status === "mismatch") return { ok: false, refusal: "current_password_incorrect" };
   if (isCommonPassword(input.password)) return { ok: false, refusal: "common_password" };
   const passwordHash = await hashPassword(input.password);
   await db.transaction().execute(async (trx) => {

@@ -6,11 +6,9 @@ import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
-import { throttleStore } from "../store/throttle.ts";
 import { usersStore } from "../store/users.ts";
-import { identifierKey } from "./identifiers.ts";
-import { verifyPassword } from "./passwords.ts";
-import { clearFailures, recordFailure, throttleState } from "./throttle.ts";
+import { checkPassword } from "./passwords.ts";
+import { type AttemptSource, forgetAddress, guardedCheck } from "./throttle.ts";
 
 export type DeletionRequestRefusal = "password_required" | "current_password_incorrect" | "user_temporarily_blocked";
 
@@ -25,15 +23,21 @@ export async function requestDeletion(
   password: string | undefined,
   publicUrl: URL,
   now = Date.now(),
+  source: AttemptSource = {},
 ): Promise<{ ok: true } | { ok: false; refusal: DeletionRequestRefusal }> {
-  if (user.password_hash) {
+  const stored = user.password_hash;
+  if (stored) {
     if (!password) return { ok: false, refusal: "password_required" };
-    if ((await throttleState(db, user.email_normalized, now)).blocked)
-      return { ok: false, refusal: "user_temporarily_blocked" };
-    if (!(await verifyPassword(user.password_hash, password))) {
-      const blocked = await recordFailure(db, user.email_normalized, now);
-      return { ok: false, refusal: blocked ? "user_temporarily_blocked" : "current_password_incorrect" };
-    }
+    const check = await guardedCheck(
+      db,
+      user.email_normalized,
+      source,
+      () => checkPassword(stored, password),
+      user.id,
+      now,
+    );
+    if (check.status === "blocked") return { ok: false, refusal: "user_temporarily_blocked" };
+    if (check.status === "mismatch") return { ok: false, refusal: "current_password_incorrect" };
   }
   await db.transaction().execute(async (trx) => {
     const code = await issueCode(trx, user.id, "deletion", DELETION_TTL_MS, now);
@@ -75,8 +79,7 @@ export async function deleteAccount(
   });
   await db.transaction().execute(async (trx) => {
     await auditStore.anonymizeUser(trx, user.id);
-    await clearFailures(trx, user.email_normalized);
-    await throttleStore.clear(trx, identifierKey(`recover:${user.email_normalized}`));
+    await forgetAddress(trx, user.email_normalized);
     await usersStore.delete(trx, user.id);
     await audit(trx, "account_deleted", {}, now);
     await queueMail(trx, { userId: null, to: user.email, kind: "account_deleted", ...farewell }, now);

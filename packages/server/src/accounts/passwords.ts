@@ -10,17 +10,46 @@ export const ARGON2_PARAMS: Options = {
   parallelism: 1,
 };
 
-/** Hashes on libuv's thread pool, so sign-ins use every core and never block the event loop. */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2_PARAMS);
+/**
+ * The form a password is hashed and compared in: Unicode NFKC (NIST SP 800-63B §3.1.1.2 asks for NFKC or NFKD
+ * before hashing), so "é" typed precomposed or as e + accent, or a full-width letter from an IME, is the same
+ * password. Nothing else changes: no trimming, no case folding (docs/decisions.md "Passwords are taken as typed").
+ */
+export function normalizePassword(password: string): string {
+  return password.normalize("NFKC");
 }
 
-export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+/** Hashes on libuv's thread pool, so sign-ins use every core and never block the event loop. */
+export function hashPassword(password: string): Promise<string> {
+  return hash(normalizePassword(password), ARGON2_PARAMS);
+}
+
+async function verifyExactly(stored: string, password: string): Promise<boolean> {
   try {
     return await verify(stored, password);
   } catch {
     return false;
   }
+}
+
+/** A verified password, and whether its stored hash should be replaced with one made today. */
+export type PasswordCheck = { matches: false } | { matches: true; rehash: boolean };
+
+/**
+ * Verifies the normalised form. Hashes stored before passwords were normalised hold the string exactly as it was
+ * typed, so when the normalised form fails and differs from what was typed, the typed form is tried too; such a
+ * match asks for a rehash, which moves the account to the normalised form at its next sign-in.
+ */
+export async function checkPassword(stored: string, password: string): Promise<PasswordCheck> {
+  const normalized = normalizePassword(password);
+  if (await verifyExactly(stored, normalized)) return { matches: true, rehash: needsRehash(stored) };
+  if (normalized !== password && (await verifyExactly(stored, password))) return { matches: true, rehash: true };
+  return { matches: false };
+}
+
+/** True when the password matches the stored hash (normalised, or as typed for hashes made before that). */
+export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+  return (await checkPassword(stored, password)).matches;
 }
 
 /** True when a stored hash was made with other parameters than today's: rehash it at the next sign-in. */

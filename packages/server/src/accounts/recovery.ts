@@ -11,11 +11,11 @@ import { queueUserMail } from "../mail/outbox.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
+import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
-import { throttleStore } from "../store/throttle.ts";
 import { usersStore } from "../store/users.ts";
 import { isCommonPassword } from "./common-passwords.ts";
-import { identifierKey, normalizeEmail } from "./identifiers.ts";
+import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
@@ -23,16 +23,14 @@ import { clearFailures } from "./throttle.ts";
 const linkTo = (publicUrl: URL, path: string) => new URL(path, publicUrl).href;
 
 /**
- * Counts recovery mails per address in fixed windows (the window's end kept in `locked_until`); false once the
- * window's quota is spent. A fixed window, not a sliding one: asking every half hour cannot starve the owner.
+ * Counts recovery mails per address in fixed windows, atomically, in the quota's own table (never the sign-in
+ * throttle's: a sign-in block must not stop recovery, and no sign-in identifier can reach a quota's key); false
+ * once the window's quota is spent. A fixed window, not a sliding one: asking every half hour cannot starve the
+ * owner.
  */
 async function recoveryQuota(db: Db, email: string, now: number): Promise<boolean> {
-  const key = identifierKey(`recover:${email}`);
-  const row = await throttleStore.find(db, key);
-  if (row && (row.locked_until ?? 0) <= now) await throttleStore.clear(db, key);
-  const counted = await throttleStore.recordFailure(db, key, now);
-  if (counted.failures === 1) await throttleStore.lock(db, key, now + RECOVERY_MAILS_PER_ADDRESS.windowMs, now);
-  return counted.failures <= RECOVERY_MAILS_PER_ADDRESS.max;
+  const { max, windowMs } = RECOVERY_MAILS_PER_ADDRESS;
+  return (await recoveryQuotaStore.count(db, addressKey(email), now, windowMs)) <= max;
 }
 
 /**

@@ -1,44 +1,99 @@
+import { hash } from "node:crypto";
 import { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS } from "@gatehouse/contract";
+import { audit } from "../audit/audit.ts";
 import type { Db } from "../store/db.ts";
-import { throttleStore } from "../store/throttle.ts";
-import { identifierKey } from "./identifiers.ts";
+import { recoveryQuotaStore } from "../store/recovery-quota.ts";
+import { type AllowanceKey, throttleStore } from "../store/throttle.ts";
+import { trustedDevice } from "./device-cookies.ts";
+import { addressKey } from "./identifiers.ts";
+import type { PasswordCheck } from "./passwords.ts";
 
 /**
- * Soft, time-limited block of password sign-in per identifier (ASVS 6.3.5 in v5 / 2.2.1 in v4). It is keyed by
- * what was typed, whether or not an account has it, so a block reveals nothing about which addresses exist.
- * Thresholds and why they cannot lock real users out for long: docs/decisions.md "Sign-in throttling".
+ * Sign-in throttling (ASVS 6.3.1 / 6.1.1; thresholds and reasoning: docs/decisions.md "Sign-in throttling").
+ * Every account has two kinds of allowance: one that all browsers it has not trusted share, keyed by the typed
+ * address whether or not an account has it (so a block reveals nothing), and one per trusted browser, named by its
+ * device cookie (OWASP device cookies). Strangers who use up the shared one block only themselves.
  */
-export async function throttleState(
+const RULE = { threshold: LOCKOUT_THRESHOLD, windowMs: LOCKOUT_WINDOW_MS } as const;
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Where a password attempt comes from, as the HTTP layer saw it. */
+export interface AttemptSource {
+  /** The device cookie the browser presented, and the secret device cookies are signed with. */
+  device?: { cookie: string; secret: string };
+  /** Who asked from where, for the audit trail. */
+  client?: { ip: string; userAgent: string };
+}
+
+export type GuardedCheck = { status: "blocked" } | { status: "mismatch" } | { status: "match"; rehash: boolean };
+
+/** The allowance an attempt spends: a trusted browser's own, or the one the account's other browsers share. */
+export function allowanceOf(address: string, source: AttemptSource, now = Date.now()): AllowanceKey {
+  const accountKey = addressKey(address);
+  const deviceId = source.device && trustedDevice(source.device.secret, source.device.cookie, address, now);
+  return deviceId
+    ? { scope: "device", key: hash("sha256", `device:${deviceId}`, "hex"), accountKey }
+    : { scope: "account", key: accountKey, accountKey };
+}
+
+/**
+ * Checks a password under the throttle. The attempt is counted first, in one atomic statement, and only an
+ * attempt within the allowance runs `verify`: however many arrive at once, on however many instances, at most
+ * LOCKOUT_THRESHOLD passwords are verified per allowance and block. The attempt that uses up the allowance and
+ * fails starts the block, and only that one is written to the audit trail: refusals during a block are neither
+ * verified nor recorded, so nobody can flood the trail through them. A right password clears its allowance.
+ */
+export async function guardedCheck(
   db: Db,
-  identifier: string,
+  address: string,
+  source: AttemptSource,
+  verify: () => Promise<PasswordCheck>,
+  userId: string | null,
   now = Date.now(),
-): Promise<{ blocked: boolean; failures: number }> {
-  const row = await throttleStore.find(db, identifierKey(identifier));
-  return { blocked: row?.locked_until != null && row.locked_until > now, failures: row?.failures ?? 0 };
-}
-
-/** Counts one wrong password; returns true when this failure starts a block. */
-export async function recordFailure(db: Db, identifier: string, now = Date.now()): Promise<boolean> {
-  const key = identifierKey(identifier);
-  const row = await throttleStore.recordFailure(db, key, now);
-  // After a block has run out the count starts again: an expired block is no head start for the next one.
-  if (row.locked_until !== null && row.locked_until <= now) {
-    await throttleStore.clear(db, key);
-    return recordFailure(db, identifier, now);
+): Promise<GuardedCheck> {
+  const allowance = allowanceOf(address, source, now);
+  const attempt = await throttleStore.claim(db, allowance, now, RULE);
+  if (attempt > RULE.threshold) return { status: "blocked" };
+  const check = await verify();
+  if (check.matches) {
+    await throttleStore.clear(db, allowance);
+    return { status: "match", rehash: check.rehash };
   }
-  if (row.failures >= LOCKOUT_THRESHOLD && row.locked_until === null) {
-    await throttleStore.lock(db, key, now + LOCKOUT_WINDOW_MS, now);
-    return true;
-  }
-  return false;
+  if (attempt < RULE.threshold) return { status: "mismatch" };
+  await auditBlock(db, allowance, source, userId, now);
+  return { status: "blocked" };
 }
 
-/** A correct password, a password reset or an admin's unlock clears the count. */
-export async function clearFailures(db: Db, identifier: string): Promise<void> {
-  await throttleStore.clear(db, identifierKey(identifier));
+/** The audit record of a block, written once when it starts (no address in it: the user id says whose). */
+async function auditBlock(db: Db, allowance: AllowanceKey, source: AttemptSource, userId: string | null, now: number) {
+  const who = allowance.scope === "device" ? "a trusted browser" : "browsers the account has not trusted";
+  const until = new Date(now + RULE.windowMs).toISOString();
+  await audit(
+    db,
+    "lockout",
+    {
+      userId,
+      ip: source.client?.ip,
+      userAgent: source.client?.userAgent,
+      detail: `password sign-in from ${who} blocked until ${until}`,
+    },
+    now,
+  );
 }
 
-/** Drops throttle rows untouched for a day; run periodically. */
+/** Lifts every block on an address and forgets its counts (a password reset or change, an admin's unlock). */
+export async function clearFailures(db: Db, address: string): Promise<void> {
+  await throttleStore.clearAccount(db, addressKey(address));
+}
+
+/** Erases every counter kept for an address (the account's deletion): attempts, trusted devices', recovery mails. */
+export async function forgetAddress(db: Db, address: string): Promise<void> {
+  await throttleStore.clearAccount(db, addressKey(address));
+  await recoveryQuotaStore.clear(db, addressKey(address));
+}
+
+/** Drops counters that hold nothing worth keeping: attempt counts untouched for a day, ended recovery windows. */
 export async function sweepThrottle(db: Db, now = Date.now()): Promise<number> {
-  return throttleStore.deleteStale(db, now - 24 * 60 * 60 * 1000);
+  const attempts = await throttleStore.deleteStale(db, now - STALE_AFTER_MS, now);
+  return attempts + (await recoveryQuotaStore.deleteEnded(db, now));
 }

@@ -15,7 +15,7 @@ import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 import { sendSetup } from "./recovery.ts";
-import { clearFailures } from "./throttle.ts";
+import { clearFailures, forgetAddress } from "./throttle.ts";
 
 export const NewUser = z.object({
   email: emailRule,
@@ -136,6 +136,6 @@ export async function unlockUser(db: Db, user: UserRow): Promise<void> {
 
 /** Removes the account; its sessions go with it (foreign key cascade). */
 export async function deleteUser(db: Db, user: UserRow): Promise<void> {
-  await clearFailures(db, user.email_normalized);
+  await forgetAddress(db, user.email_normalized);
   await usersStore.delete(db, user.id);
 }

@@ -1,6 +1,15 @@
-import { SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  RouteOptions,
+} from "fastify";
 import fp from "fastify-plugin";
+import { deviceCookieFor } from "../accounts/device-cookies.ts";
+import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
 import {
   closeSession,
@@ -13,6 +22,7 @@ import {
 } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
+import { canonicalPath, isApiRoute } from "./api-paths.ts";
 import { sendError } from "./errors.ts";
 
 export interface SessionState {
@@ -50,21 +60,44 @@ export function sessionCookieName(publicUrl: URL): string {
   return publicUrl.protocol === "https:" ? "__Host-gh_session" : "gh_session";
 }
 
+/** The device cookie (docs/decisions.md "Sign-in throttling"), `__Host-` over https like the session's. */
+export function deviceCookieName(publicUrl: URL): string {
+  return publicUrl.protocol === "https:" ? "__Host-gh_device" : "gh_device";
+}
+
 /**
- * Sessions and CSRF for every /api request (ASVS 3.x; OWASP CSRF cheat sheet). The cookie is opaque, HttpOnly,
+ * Requests Fastify refuses before routing them (a malformed escape, an over-long parameter) still get the spec's
+ * error object, with the API's headers when they aim at /api (Fastify's `frameworkErrors`).
+ */
+export function refuseUnroutable(publicUrl: URL) {
+  const headers = apiHeaders(publicUrl.protocol === "https:");
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isApiRoute(canonicalPath(request.url))) reply.headers(headers);
+    sendError(reply, "invalid_request", { cause: error });
+  };
+}
+
+/**
+ * Sessions and CSRF for every /api route (ASVS 3.5.1 and V4; OWASP CSRF cheat sheet). The cookie is opaque, HttpOnly,
  * SameSite=Lax; every state-changing call must echo the session's CSRF token in X-CSRF-Token, or gets 403.
+ *
+ * The guard is attached to each route declared under /api as the route is declared (`onRoute`), not chosen by
+ * matching the request's URL: the router decodes escapes and accepts absolute-form targets, so a prefix test on
+ * the raw URL could be walked around (`/%61pi/…`), while a hook that belongs to the handler runs however the
+ * path was spelled. Requests that match no route are classified by their canonical path, so an unknown /api path
+ * answers the API's error object and headers under any spelling.
  */
 export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Config; db: Db }) => {
   const { config, db } = opts;
   const cookieName = sessionCookieName(config.publicUrl);
+  const deviceCookie = deviceCookieName(config.publicUrl);
   const secure = config.publicUrl.protocol === "https:";
 
   const headers = apiHeaders(secure);
 
   app.decorateRequest("session", undefined as unknown as SessionState);
 
-  app.addHook("onRequest", async (request, reply) => {
-    if (!request.url.startsWith("/api/")) return;
+  const guard: onRequestHookHandler = async (request, reply) => {
     reply.headers(headers);
     const presented = request.cookies[cookieName];
     const known = isSessionToken(presented);
@@ -77,6 +110,19 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
       setCookie(reply, token);
       sendCsrfToken(request, reply);
     }
+  };
+
+  // Routes registered after this plugin (all of them: app.ts registers it first) get the guard before any other hook.
+  app.addHook("onRoute", (route: RouteOptions) => {
+    if (!isApiRoute(route.url)) return;
+    const others = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [guard, ...others];
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (!request.is404 || !isApiRoute(canonicalPath(request.url))) return;
+    reply.headers(headers);
+    return sendError(reply, "not_found");
   });
 
   /** Hands the session's CSRF token to the client (GET /api/session, and whenever the session changes). */
@@ -95,13 +141,36 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     });
   }
 
-  /** Replaces whatever session the request had with a new signed-in one (ASVS 7.2.4: new token at sign-in). */
+  /**
+   * Replaces whatever session the request had with a new signed-in one (ASVS 7.2.4: new token at sign-in), and
+   * trusts the browser for this account from now on with a fresh device cookie.
+   */
   app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, userId: string) => {
     await closeSession(db, request.session.token);
     const token = await openSession(db, userId, clientMeta(request));
     request.session = { token, user: undefined };
     setCookie(reply, token);
     sendCsrfToken(request, reply);
+    const device = await deviceCookieFor(db, config.sessionSecret, userId);
+    if (device) {
+      // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
+      reply.setCookie(deviceCookie, device, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "strict",
+        secure,
+        maxAge: DEVICE_TRUST_MS / 1000,
+      });
+    }
+  });
+
+  /** What a password check needs to know about the request: its device cookie, and who asked from where. */
+  app.decorate("attemptSource", (request: FastifyRequest): AttemptSource => {
+    const cookie = request.cookies[deviceCookie];
+    return {
+      ...(cookie ? { device: { cookie, secret: config.sessionSecret } } : {}),
+      client: clientMeta(request),
+    };
   });
 
   /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1). */
@@ -117,6 +186,7 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 declare module "fastify" {
   interface FastifyInstance {
     signIn(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void>;
+    attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }

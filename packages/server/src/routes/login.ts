@@ -17,18 +17,25 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
     `/api${api.login.path}`,
     {
       schema: { body: api.login.body },
-      // Per client address, whatever the account (ASVS 6.3.5 / OWASP credential stuffing cheat sheet).
+      // Per client address, whatever the account (ASVS 6.3.1 / OWASP credential stuffing cheat sheet).
       config: limit(LOGIN_RATE_PER_ADDRESS),
     },
     async (request, reply) => {
-      const outcome = await signInWithPassword(db, request.body.email, request.body.password);
+      const outcome = await signInWithPassword(
+        db,
+        request.body.email,
+        request.body.password,
+        Date.now(),
+        app.attemptSource(request),
+      );
       const context = auditContext(request, outcome.ok ? outcome.user.id : (outcome.userId ?? null));
+      if (!outcome.ok && outcome.refusal === "user_temporarily_blocked") {
+        // The block's start is in the audit trail already; refusals during it are not recorded (no flooding).
+        throw new ApiError(outcome.refusal, { temporary: true });
+      }
       if (!outcome.ok) {
-        await audit(db, outcome.refusal === "user_temporarily_blocked" ? "lockout" : "sign_in_failed", {
-          ...context,
-          detail: outcome.refusal,
-        });
-        throw new ApiError(outcome.refusal, outcome.refusal === "user_temporarily_blocked" ? { temporary: true } : {});
+        await audit(db, "sign_in_failed", { ...context, detail: outcome.refusal });
+        throw new ApiError(outcome.refusal);
       }
       await app.signIn(request, reply, outcome.user.id);
       await audit(db, "sign_in", context);

@@ -92,12 +92,9 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
         oldPassword: request.body.oldPassword,
         password: request.body.password,
         publicUrl: config.publicUrl,
+        source: app.attemptSource(request),
       });
-      if (!outcome.ok) {
-        if (outcome.refusal === "user_temporarily_blocked")
-          await audit(db, "lockout", auditContext(request, session.user_id));
-        refuse(outcome.refusal);
-      }
+      if (!outcome.ok) refuse(outcome.refusal);
       await audit(db, "password_changed", auditContext(request, session.user_id));
       services.mail.kick();
       return {};

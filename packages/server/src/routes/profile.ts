@@ -41,7 +41,14 @@ export const profileRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     { schema: { body: api.deleteRequest.body }, config: limit(RATE_LIMITS.deletion) },
     async (request) => {
       const user = await currentUser(db, request);
-      const outcome = await requestDeletion(db, user, request.body.password, config.publicUrl);
+      const outcome = await requestDeletion(
+        db,
+        user,
+        request.body.password,
+        config.publicUrl,
+        Date.now(),
+        app.attemptSource(request),
+      );
       if (!outcome.ok) {
         if (outcome.refusal === "password_required") {
           throw new ApiError("invalid_request", {

@@ -36,12 +36,27 @@ export interface SessionsTable {
   user_agent: string;
 }
 
+export type AttemptScope = "account" | "device";
+
+/** Password attempts of one allowance (docs/decisions.md "Sign-in throttling"); each scope its own key space. */
 export interface LoginThrottleTable {
-  /** SHA-256 of the normalised sign-in identifier, known or not (so throttling reveals no account). */
+  scope: AttemptScope;
+  /** "account": SHA-256 of the normalised address, known or not (so a block reveals no account); "device": of the device id. */
   key: string;
-  failures: number;
-  locked_until: number | null;
+  /** SHA-256 of the normalised address the allowance belongs to. */
+  account_key: string;
+  /** Attempts counted since the last right password or the end of the last block; counted before verifying. */
+  attempts: number;
+  blocked_until: number | null;
   updated_at: number;
+}
+
+/** Recovery mails per address in a fixed window, whoever asks (docs/decisions.md "What recovery mails"). */
+export interface RecoveryQuotaTable {
+  /** SHA-256 of the normalised address. */
+  key: string;
+  mails: number;
+  window_ends: number;
 }
 
 /** One fixed window of requests to one rate-limited call from one client address. */
@@ -109,6 +124,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  recovery_quota: RecoveryQuotaTable;
   codes: CodesTable;
   outbox: OutboxTable;
   captchas: CaptchasTable;
