@@ -1,4 +1,5 @@
 import { routeUrl } from "@gatehouse/contract";
+import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
@@ -21,7 +22,7 @@ export type ChangeRefusal =
  */
 export async function changePassword(
   db: Db,
-  input: { userId: string; sessionToken: string; oldPassword: string; password: string; publicUrl: URL },
+  input: { userId: string; sessionToken: string; oldPassword: string; password: string; site: MailSite },
   now = Date.now(),
 ): Promise<{ ok: true } | { ok: false; refusal: ChangeRefusal }> {
   const user = await usersStore.findById(db, input.userId);
@@ -41,14 +42,7 @@ export async function changePassword(
       updated_at: now,
     });
     await sessionsStore.deleteOthersForUser(trx, user.id, sessionId(input.sessionToken));
-    await queueUserMail(
-      trx,
-      user,
-      "password_changed",
-      new URL(routeUrl("LOGIN"), input.publicUrl).href,
-      input.publicUrl,
-      now,
-    );
+    await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), input.site, now);
   });
   await clearFailures(db, user.email_normalized);
   return { ok: true };
