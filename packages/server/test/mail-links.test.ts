@@ -116,6 +116,21 @@ describe("mail links of API calls (host-header poisoning)", () => {
     }
   });
 
+  it("never greets by the e-mail address when the account has no name (Japanese 様 after an address)", async () => {
+    for (const language of ["en", "jp"]) {
+      const email = `nameless-${language}@example.com`;
+      await person(email, "active", language);
+      await (await caller(server.app, {}))("/api/account/recover", { email });
+      const row = await server.app.db
+        .selectFrom("outbox")
+        .select(["text_body", "html_body"])
+        .where("recipient", "=", email)
+        .executeTakeFirstOrThrow();
+      expect(row.text_body).not.toContain(email);
+      expect(row.html_body).not.toContain(email);
+    }
+  });
+
   it("links to the host of the brand the person acted on, in the account's language", async () => {
     await person("enscape@example.com", "active", "de");
     const post = await caller(server.app, { host: "login.archviz.example" });
