@@ -149,6 +149,12 @@ function readBrands(path: string): BrandsFile {
   return parsed.data;
 }
 
+/** The brands file's site for a host name (the request's, lower case, without port), if it lists one. */
+export function siteOf(config: Pick<Config, "brands">, hostname: string): BrandsFile["sites"][number] | undefined {
+  const host = hostname.toLowerCase();
+  return config.brands.sites.find((s) => s.host === host);
+}
+
 /** localhost, *.localhost (browsers resolve it to loopback), 127.0.0.0/8 and [::1]. */
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/u.test(host) || host === "[::1]";

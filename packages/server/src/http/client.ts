@@ -9,7 +9,7 @@ import {
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
-import type { Config } from "../config.ts";
+import { type Config, siteOf } from "../config.ts";
 import { type MailSite, mailSite } from "../mail/links.ts";
 
 /**
@@ -19,8 +19,7 @@ import { type MailSite, mailSite } from "../mail/links.ts";
 export function requestBrand(request: FastifyRequest, config: Config): BrandId {
   const theme = request.headers["x-gatehouse-theme"];
   if (!config.production && isBrandId(theme)) return theme;
-  const site = config.brands.sites.find((s) => s.host === request.hostname.toLowerCase());
-  return site?.brand ?? config.brands.defaultBrand;
+  return siteOf(config, request.hostname)?.brand ?? config.brands.defaultBrand;
 }
 
 /**

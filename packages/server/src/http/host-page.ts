@@ -14,7 +14,7 @@ import {
   UI_PATHS,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Config } from "../config.ts";
+import { type Config, siteOf } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
@@ -42,7 +42,7 @@ function linkLanguage(query: Record<string, unknown>): Language | undefined {
 
 /** The settings a page is served with, chosen by the request's host name (ARCHITECTURE.md "Host page settings"). */
 export function hostSettings(request: FastifyRequest, config: Config): HostSettings {
-  const site = config.brands.sites.find((s) => s.host === request.hostname.toLowerCase());
+  const site = siteOf(config, request.hostname);
   const query = request.query as Record<string, unknown>;
   const theme = !config.production && isBrandId(query.theme) ? query.theme : undefined;
   const brand: BrandId = theme ?? site?.brand ?? config.brands.defaultBrand;
