@@ -80,12 +80,17 @@ export function admin(...args: string[]): Promise<string> {
 }
 
 /** Runs the real admin CLI on a given database (a service a test started itself). */
-export async function adminOn(databaseUrl: string, ...args: string[]): Promise<string> {
+export function adminOn(databaseUrl: string, ...args: string[]): Promise<string> {
+  return adminWith({ DATABASE_URL: databaseUrl }, ...args);
+}
+
+/** Runs the real admin CLI with the environment of the service it works for (database, PUBLIC_URL, BRANDS_FILE). */
+export async function adminWith(env: Record<string, string>, ...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [join(ROOT, "packages/server/src/admin/cli.ts"), ...args],
     {
-      env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" },
+      env: { ...process.env, NODE_ENV: "test", ...env },
     },
   );
   return stdout;
@@ -183,15 +188,15 @@ export interface MailFixture {
 }
 
 /**
- * For a test file: Chromium, a real SMTP server on loopback, and a Gatehouse that mails through it, started once
- * before the file's tests and stopped after them.
+ * For a test file: Chromium, a real SMTP server on loopback, and a Gatehouse that mails through it (with more
+ * environment if given, e.g. a BRANDS_FILE), started once before the file's tests and stopped after them.
  */
-export function useMailService(): MailFixture {
+export function useMailService(env: () => Record<string, string> = () => ({})): MailFixture {
   const fixture = {} as MailFixture;
   beforeAll(async () => {
     fixture.browser = await launch();
     fixture.smtp = await new TestSmtp().start();
-    fixture.service = await startService({ SMTP_URL: fixture.smtp.url });
+    fixture.service = await startService({ SMTP_URL: fixture.smtp.url, ...env() });
   });
   afterAll(async () => {
     await fixture.browser?.close();

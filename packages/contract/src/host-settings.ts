@@ -46,14 +46,14 @@ export type BotCheckSettings = z.infer<typeof BotCheckSettings>;
 /** What the server writes into the HTML it serves, chosen by the request's host name (ARCHITECTURE.md). */
 export const HostSettings = z.object({
   brand: z.enum(BRAND_IDS),
-  /** Base of the gateway API, e.g. http://localhost:8080/api. */
+  /** Base of the gateway API: `/api` on the page's own origin (every brand host serves it), or GATEWAY_URL. */
   gatewayUrl: z.string(),
-  /** Our own public origin. */
+  /** The service's default site (PUBLIC_URL); the page's own origin is the one it was loaded from. */
   publicUrl: z.string(),
   flags: Flags,
   /** Hosts that return_to may name (spec §4). */
   returnHosts: z.array(z.string()),
-  /** Language picked from cookie, return-URL path and country, in that order. */
+  /** Language picked from a mailed link's `lang`, the cookie, the return-URL path and the country, in that order. */
   language: z.enum(LANGUAGE_CODES as [string, ...string[]]),
   /** Upper-cased visitor country, ZZ when unknown. */
   country: z.string(),

@@ -23,6 +23,8 @@ const placeholders = (text: string) => (text.match(/\{\{\w+\}\}/gu) ?? []).sort(
 
 /** Values that are the same in every language by design. */
 const SAME_EVERYWHERE = new Set(["app.pageTitle"]);
+/** Punctuation patterns such as `mail.labelled` ("{{label}}: {{value}}") have no words to translate. */
+const hasWords = (value: string) => /\p{L}/u.test(value.replace(/\{\{\w+\}\}/gu, ""));
 
 const english = flatten(englishCatalog);
 
@@ -39,7 +41,8 @@ describe.each(LANGUAGE_CODES.filter((l) => l !== "en"))("catalog %s", (language)
   it("translates every value (none empty, none left in English)", () => {
     for (const [key, value] of Object.entries(flat)) {
       expect(value.trim(), key).not.toBe("");
-      if (!SAME_EVERYWHERE.has(key)) expect(value, `${language} ${key} is still English`).not.toBe(english[key]);
+      if (!SAME_EVERYWHERE.has(key) && hasWords(value))
+        expect(value, `${language} ${key} is still English`).not.toBe(english[key]);
     }
   });
 

@@ -13,7 +13,7 @@ import { proofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
-import { registerHostPage } from "./http/host-page.ts";
+import { connectSources, registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
@@ -124,6 +124,8 @@ export async function buildApp(
       contentSecurityPolicy: {
         directives: {
           "frame-ancestors": ["'none'"],
+          // The web app calls the gateway on its own origin, or on GATEWAY_URL's when one is set.
+          "connect-src": connectSources(config),
           "form-action": ["'self'"],
           // The proof-of-work widget solves in Web Workers it creates from blob: URLs of our own scripts.
           "worker-src": ["'self'", "blob:"],

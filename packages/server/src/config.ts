@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BRAND_IDS, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
+import { BRAND_IDS, type BrandId, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { z } from "zod";
 
 const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -14,7 +14,14 @@ export const BrandsFile = z.object({
   /** E-mail domains whose people sign in through their company's identity provider only (spec §5 corporate hint). */
   corporateDomains: z.array(z.string().toLowerCase()).default([]),
   sites: z.array(
-    z.object({ host: z.string().toLowerCase(), brand: z.enum(BRAND_IDS), flags: Flags.partial().optional() }),
+    z.object({
+      host: z
+        .string()
+        .toLowerCase()
+        .regex(/^(\[[0-9a-f:]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)$/u, "must be a bare host name (no scheme, port or path)"),
+      brand: z.enum(BRAND_IDS),
+      flags: Flags.partial().optional(),
+    }),
   ),
 });
 export type BrandsFile = z.infer<typeof BrandsFile>;
@@ -38,6 +45,8 @@ const Env = z.object({
   TRUST_PROXY: z.string().default("false"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST: z.string().default(resolve(SERVER_ROOT, "../web/dist")),
+  /** The gateway base the web app calls when the API lives on another origin; default: /api on the page's own. */
+  GATEWAY_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Bot check for visitors outside CN: our proof of work, or a provider's siteverify. */
   BOT_CHECK: z.enum(["altcha", "turnstile", "recaptcha"]).default("altcha"),
   BOT_CHECK_SECRET: z.string().optional(),
@@ -58,6 +67,10 @@ export interface Config {
   sessionSecret: string;
   brands: BrandsFile;
   brandsFile: string;
+  /** Where each brand's mailed links open (see `brandOrigins`): an origin such as https://login.cloud.example. */
+  brandOrigins: Readonly<Record<BrandId, string>>;
+  /** GATEWAY_URL without its trailing slash, when the web app is to call a gateway on another origin. */
+  gatewayUrl: string | undefined;
   countryHeader: string;
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
   logLevel: string;
@@ -78,6 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === "production";
+  const publicUrl = new URL(e.PUBLIC_URL);
+  const brands = readBrands(e.BRANDS_FILE);
   // Production has no dev mailbox: without an SMTP server its mail would be marked sent and never leave.
   if (production && !e.SMTP_URL) throw new ConfigError("Invalid configuration:\n  SMTP_URL: required in production");
   return {
@@ -85,13 +100,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
-    publicUrl: new URL(e.PUBLIC_URL),
+    publicUrl,
     databaseUrl: e.DATABASE_URL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     sessionSecret: e.SESSION_SECRET ?? devSecret(production, e.DATABASE_URL),
-    brands: readBrands(e.BRANDS_FILE),
+    brands,
     brandsFile: e.BRANDS_FILE,
+    brandOrigins: brandOrigins(brands, publicUrl),
+    gatewayUrl: e.GATEWAY_URL?.replace(/\/+$/u, ""),
     countryHeader: e.COUNTRY_HEADER,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
@@ -130,6 +147,36 @@ function readBrands(path: string): BrandsFile {
   const parsed = BrandsFile.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`BRANDS_FILE ${path} is invalid: ${parsed.error.message}`);
   return parsed.data;
+}
+
+/** The brands file's site for a host name (the request's, lower case, without port), if it lists one. */
+export function siteOf(config: Pick<Config, "brands">, hostname: string): BrandsFile["sites"][number] | undefined {
+  const host = hostname.toLowerCase();
+  return config.brands.sites.find((s) => s.host === host);
+}
+
+/** localhost, *.localhost (browsers resolve it to loopback), 127.0.0.0/8 and [::1]. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/u.test(host) || host === "[::1]";
+}
+
+/**
+ * The origin each brand's mailed links open on, from the brands file — never from a request's Host header
+ * (host-header poisoning, OWASP WSTG-INPV-17). PUBLIC_URL when its host is one of the brand's sites; else the
+ * first site listed for the brand whose host is of PUBLIC_URL's kind (loopback in development, public otherwise,
+ * so a production mail never links to localhost and `npm start` never to a public name it does not serve), with
+ * PUBLIC_URL's scheme and port; else, for a brand without such a site, PUBLIC_URL.
+ */
+function brandOrigins(brands: BrandsFile, publicUrl: URL): Record<BrandId, string> {
+  const loopback = isLoopbackHost(publicUrl.hostname);
+  const port = publicUrl.port ? `:${publicUrl.port}` : "";
+  const originOf = (id: BrandId) => {
+    const sites = brands.sites.filter((s) => s.brand === id);
+    if (sites.some((s) => s.host === publicUrl.hostname)) return publicUrl.origin;
+    const site = sites.find((s) => isLoopbackHost(s.host) === loopback);
+    return site ? new URL(`${publicUrl.protocol}//${site.host}${port}`).origin : publicUrl.origin;
+  };
+  return Object.fromEntries(BRAND_IDS.map((id) => [id, originOf(id)])) as Record<BrandId, string>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { signInWithPassword } from "../src/accounts/sign-in.ts";
+import { findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { migrate, openDatabase } from "../src/store/db.ts";
 import { tempDir } from "./harness.ts";
@@ -87,6 +88,48 @@ describe("admin CLI", () => {
     expect(await runAdmin(["user:disable", "--email", "a@b.co"], { DATABASE_URL: "mysql://nope" })).toMatchObject({
       code: 1,
       out: expect.stringContaining("DATABASE_URL"),
+    });
+  });
+});
+
+describe("admin user:invite", () => {
+  const env = { DATABASE_URL: `sqlite:${tempDir()}/invite.db`, SESSION_SECRET: "s".repeat(32), NODE_ENV: "test" };
+  const run = (...argv: string[]) => runAdmin(argv, env);
+
+  it("mails the set-up link on the --brand's host, in the --language, and the account is that brand's", async () => {
+    const invited = await run(
+      "user:invite",
+      "--email",
+      "enscape@example.com",
+      "--brand",
+      "archviz",
+      "--language",
+      "jp",
+    );
+    expect(invited.code).toBe(0);
+    const listed = await run("mail:list", "--email", "enscape@example.com");
+    expect(listed.out).toContain("Enscape アカウントを設定してください");
+    expect(listed.out).toMatch(/http:\/\/archviz\.localhost:8080\/account\/password-setup\?code=[\w-]{43}&lang=jp/u);
+    const { db } = openDatabase(env.DATABASE_URL);
+    try {
+      expect(await findUserByEmail(db, "enscape@example.com")).toMatchObject({ brand: "archviz", language: "jp" });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("uses the brands file's default brand and English without flags, and refuses unknown ones", async () => {
+    expect((await run("user:invite", "--email", "plain@example.com")).code).toBe(0);
+    expect((await run("mail:list", "--email", "plain@example.com")).out).toMatch(
+      /http:\/\/localhost:8080\/account\/password-setup\?code=[\w-]{43}&lang=en/u,
+    );
+    expect(await run("user:invite", "--email", "x@example.com", "--brand", "acme")).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("unknown brand acme"),
+    });
+    expect(await run("user:invite", "--email", "x@example.com", "--language", "xx")).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("unknown language xx"),
     });
   });
 });

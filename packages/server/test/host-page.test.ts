@@ -43,7 +43,8 @@ describe("the SPA's HTML with host-page settings", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(settings?.gatewayUrl).toBe("http://localhost:8080/api");
+    // The app calls the gateway on the origin it was loaded from, whichever brand host that is.
+    expect(settings?.gatewayUrl).toBe("/api");
   });
 
   it("answers unknown paths with the same HTML and status 404, so the SPA shows its 404 page", async () => {
@@ -93,6 +94,35 @@ describe("the SPA's HTML with host-page settings", () => {
     expect(spain.settings?.language).toBe("es");
     expect(spain.html).toContain('<html lang="es"');
     expect((await page("/", { "cf-ipcountry": "DE" })).settings?.language).toBe("en");
+  });
+
+  it("opens a mailed link in the mail's language (?lang=), before the cookie", async () => {
+    const linked = await page("/account/activate?code=x&lang=jp", { cookie: "lang=fr", "cf-ipcountry": "ES" });
+    expect(linked.settings?.language).toBe("jp");
+    expect(linked.html).toContain('<html lang="ja"');
+    expect((await page("/?lang=klingon", { cookie: "lang=fr" })).settings?.language).toBe("fr");
+  });
+
+  it("serves every brand host the same gateway path, whatever the Host header says", async () => {
+    for (const host of ["cloud.localhost:8080", "login.archviz.example", "evil.example"]) {
+      const { settings, response } = await page("/", { host });
+      expect(settings?.gatewayUrl).toBe("/api");
+      expect(response.headers.get("content-security-policy")).toContain("connect-src 'self';");
+      expect(response.headers.get("content-security-policy")).not.toContain("evil");
+    }
+  });
+
+  it("points the app at a gateway on another origin when GATEWAY_URL is set, and lets the CSP reach it", async () => {
+    const separate = await startServer({ env: { GATEWAY_URL: "https://gateway.example.com/api/" } });
+    try {
+      const response = await fetch(`${separate.url}/`);
+      expect(response.headers.get("content-security-policy")).toContain(
+        "connect-src 'self' https://gateway.example.com;",
+      );
+      expect(await response.text()).toContain('"gatewayUrl":"https://gateway.example.com/api"');
+    } finally {
+      await separate.close();
+    }
   });
 
   it("cannot be broken out of by a hostile value", async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { passwordCodeStatus, resetPassword } from "../src/accounts/recovery.ts";
 import { createUser, disableUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
+import { mailSite } from "../src/mail/links.ts";
 import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, expectSameTiming, type TestServer, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
@@ -157,7 +158,7 @@ describe("reset", () => {
         fx.server.app.db,
         code,
         NEW,
-        fx.server.config.publicUrl,
+        mailSite(fx.server.config, "default"),
         Date.now() + PASSWORD_RESET_TTL_MS + 1,
       ),
     ).toEqual({

@@ -105,8 +105,10 @@ describe("POST /api/account/register", () => {
     expect(mail.text).toContain("Corona");
     expect(mail.text).toMatch(/Content-Type: text\/html/u);
     expect(mail.text).toMatch(/Content-Type: text\/plain/u);
+    // The link opens on the brand's own host from the brands file, in the page's language.
     const link = linkIn(mail, "/account/activate");
-    expect(link.origin).toBe("http://localhost:8080");
+    expect(link.origin).toBe("http://engine.localhost:8080");
+    expect(link.searchParams.get("lang")).toBe("de");
     const code = link.searchParams.get("code") ?? "";
     expect(code).toMatch(/^[\w-]{43}$/u);
     // The code is stored only as a hash.

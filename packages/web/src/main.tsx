@@ -15,7 +15,7 @@ window.addEventListener("error", (event) => reportError(event.error ?? event.mes
 window.addEventListener("unhandledrejection", (event) => reportError(event.reason));
 
 const settings = readHostSettings();
-const context = appContextFor(settings);
+const context = appContextFor(settings, window.location.origin);
 applyTheme(context.brand);
 startApi(settings.gatewayUrl, settings.brand);
 await startI18n(settings.language as Language);

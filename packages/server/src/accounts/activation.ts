@@ -35,8 +35,7 @@ export async function resendActivation(db: Db, email: string, origin: Origin, no
     await decoyCodeWork(db, now);
     return false;
   }
-  await db
-    .transaction()
-    .execute((trx) => sendActivation(trx, user, { ...origin, language: user.language, brand: user.brand }, now));
+  // The mail keeps the account's language; its look and link are those of the brand the visitor asked on.
+  await db.transaction().execute((trx) => sendActivation(trx, user, origin, now));
   return true;
 }

@@ -1,4 +1,5 @@
 import { routeUrl } from "@gatehouse/contract";
+import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
@@ -26,7 +27,7 @@ export async function changePassword(
     sessionToken: string;
     oldPassword: string;
     password: string;
-    publicUrl: URL;
+    site: MailSite;
     /** The browser's device cookie and address; without it the attempt spends the account's shared allowance. */
     source?: AttemptSource;
   },
@@ -54,14 +55,7 @@ export async function changePassword(
       updated_at: now,
     });
     await sessionsStore.deleteOthersForUser(trx, user.id, sessionId(input.sessionToken));
-    await queueUserMail(
-      trx,
-      user,
-      "password_changed",
-      new URL(routeUrl("LOGIN"), input.publicUrl).href,
-      input.publicUrl,
-      now,
-    );
+    await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), input.site, now);
   });
   await clearFailures(db, user.email_normalized);
   return { ok: true };

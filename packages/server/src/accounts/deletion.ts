@@ -1,7 +1,8 @@
 import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
 import { consumeCode, issueCode } from "../codes/codes.ts";
-import { queueMail, queueUserMail } from "../mail/outbox.ts";
+import { type MailSite, mailLink } from "../mail/links.ts";
+import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
@@ -21,7 +22,7 @@ export async function requestDeletion(
   db: Db,
   user: UserRow,
   password: string | undefined,
-  publicUrl: URL,
+  site: MailSite,
   now = Date.now(),
   source: AttemptSource = {},
 ): Promise<{ ok: true } | { ok: false; refusal: DeletionRequestRefusal }> {
@@ -41,14 +42,7 @@ export async function requestDeletion(
   }
   await db.transaction().execute(async (trx) => {
     const code = await issueCode(trx, user.id, "deletion", DELETION_TTL_MS, now);
-    await queueUserMail(
-      trx,
-      user,
-      "deletion_request",
-      new URL(routeUrl("ACCOUNT_DELETE", { code }), publicUrl).href,
-      publicUrl,
-      now,
-    );
+    await queueUserMail(trx, user, "deletion_request", routeUrl("ACCOUNT_DELETE", { code }), site, now);
   });
   return { ok: true };
 }
@@ -62,7 +56,7 @@ export async function requestDeletion(
 export async function deleteAccount(
   db: Db,
   code: string,
-  publicUrl: URL,
+  site: MailSite,
   now = Date.now(),
 ): Promise<{ ok: true } | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" }> {
   const used = await consumeCode(db, code, "deletion", now);
@@ -72,10 +66,9 @@ export async function deleteAccount(
   const farewell = renderMail({
     kind: "account_deleted",
     language: user.language,
-    brand: user.brand,
-    publicUrl,
-    link: new URL(routeUrl("REGISTER"), publicUrl).href,
-    name: user.first_name || user.email,
+    site,
+    link: mailLink(site, routeUrl("REGISTER"), user.language),
+    recipient: recipientOf(user),
   });
   await db.transaction().execute(async (trx) => {
     await auditStore.anonymizeUser(trx, user.id);

@@ -7,6 +7,7 @@ import {
 } from "@gatehouse/contract";
 import type { z } from "zod";
 import { type CodeStatus, codeHash, codeStatus, consumeCode, decoyCodeWork, issueCode } from "../codes/codes.ts";
+import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
 import { codesStore } from "../store/codes.ts";
@@ -19,8 +20,6 @@ import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
-
-const linkTo = (publicUrl: URL, path: string) => new URL(path, publicUrl).href;
 
 /**
  * Counts recovery mails per address in fixed windows, atomically, in the quota's own table (never the sign-in
@@ -44,25 +43,18 @@ export async function requestRecovery(db: Db, email: string, origin: Origin, now
   const allowed = await recoveryQuota(db, normalizeEmail(email), now);
   if (!user || !allowed || user.status === "disabled") return decoyCodeWork(db, now);
   await db.transaction().execute(async (trx) => {
-    if (user.status === "pending" && user.password_hash === null) return sendSetup(trx, user, origin.publicUrl, now);
+    if (user.status === "pending" && user.password_hash === null) return sendSetup(trx, user, origin.site, now);
     if (user.status === "pending") return sendActivation(trx, user, origin, now);
     const code = await issueCode(trx, user.id, "password_reset", PASSWORD_RESET_TTL_MS, now);
-    const link = linkTo(origin.publicUrl, routeUrl("PASSWORD_RESET", { code, return_to: origin.returnTo }));
-    await queueUserMail(trx, user, "password_reset", link, origin.publicUrl, now);
+    const path = routeUrl("PASSWORD_RESET", { code, return_to: origin.returnTo });
+    await queueUserMail(trx, user, "password_reset", path, origin.site, now);
   });
 }
 
-/** Issues an invitation's set-up code (7 days) and queues its mail. */
-export async function sendSetup(db: Db, user: UserRow, publicUrl: URL, now = Date.now()): Promise<void> {
+/** Issues an invitation's set-up code (7 days) and queues its mail, with the link on the brand's site. */
+export async function sendSetup(db: Db, user: UserRow, site: MailSite, now = Date.now()): Promise<void> {
   const code = await issueCode(db, user.id, "password_setup", PASSWORD_SETUP_TTL_MS, now);
-  await queueUserMail(
-    db,
-    user,
-    "password_setup",
-    linkTo(publicUrl, routeUrl("PASSWORD_SETUP", { code })),
-    publicUrl,
-    now,
-  );
+  await queueUserMail(db, user, "password_setup", routeUrl("PASSWORD_SETUP", { code }), site, now);
 }
 
 /** GET /account/recover/{code}: the state of a reset or set-up code, without using it. */
@@ -98,7 +90,7 @@ export async function resetPassword(
   db: Db,
   code: string,
   password: string,
-  publicUrl: URL,
+  site: MailSite,
   now = Date.now(),
 ): Promise<{ ok: true; userId: string } | { ok: false; refusal: PasswordRefusal }> {
   if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
@@ -108,7 +100,7 @@ export async function resetPassword(
   if (!user) return { ok: false, refusal: "code_invalid" };
   await db.transaction().execute(async (trx) => {
     await replacePassword(trx, user, password, {}, now);
-    await queueUserMail(trx, user, "password_changed", linkTo(publicUrl, routeUrl("LOGIN")), publicUrl, now);
+    await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
   });
   return { ok: true, userId: user.id };
 }

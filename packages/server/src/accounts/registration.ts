@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ACTIVATION_TTL_MS, type api, emailRule, routeUrl } from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
+import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -13,9 +14,10 @@ import { hashPassword } from "./passwords.ts";
 type RegisterInput = z.output<(typeof api.register)["body"]>;
 
 export interface Origin {
+  /** The page's language: a new account keeps it for its mail. */
   language: string;
-  brand: string;
-  publicUrl: URL;
+  /** The brand the person acted on (the account's brand at sign-up), and where its mailed links open. */
+  site: MailSite;
   /** return_to when it passed the allow-list. */
   returnTo: string | undefined;
 }
@@ -40,11 +42,10 @@ export async function checkEmail(db: Db, email: string, corporateDomains: readon
 }
 
 /** Where the activation link points: straight into the product (sign-in included) when a return address came along. */
-export function activationLink(origin: Origin, code: string): string {
-  const path = origin.returnTo
-    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: origin.returnTo })
+export function activationPath(returnTo: string | undefined, code: string): string {
+  return returnTo
+    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: returnTo })
     : routeUrl("ACCOUNT_ACTIVATE", { code });
-  return new URL(path, origin.publicUrl).href;
 }
 
 export type RegisterOutcome =
@@ -80,7 +81,7 @@ export async function registerAccount(
     required_password_update: 0,
     required_profile_update: 0,
     language: origin.language,
-    brand: origin.brand,
+    brand: origin.site.brand,
     created_at: now,
     updated_at: now,
     signup_meta: JSON.stringify({
@@ -111,5 +112,5 @@ export async function registerAccount(
 /** Issues a fresh activation code (older links stop working) and queues its mail. */
 export async function sendActivation(db: Db, user: UserRow, origin: Origin, now = Date.now()): Promise<void> {
   const code = await issueCode(db, user.id, "activation", ACTIVATION_TTL_MS, now);
-  await queueUserMail(db, user, "activation", activationLink(origin, code), origin.publicUrl, now);
+  await queueUserMail(db, user, "activation", activationPath(origin.returnTo, code), origin.site, now);
 }

@@ -8,6 +8,7 @@ import {
   registerPasswordRule,
 } from "@gatehouse/contract";
 import { z } from "zod";
+import type { MailSite } from "../mail/links.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -76,12 +77,13 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
 
 /**
  * `user:invite`: an account without a password, pending until its owner sets one from the mailed link
- * (spec §2 "Set up password (invited users)"). Names and country come later, through the profile.
+ * (spec §2 "Set up password (invited users)"). Names and country come later, through the profile. The account,
+ * its mail and its link belong to the site's brand, so set-up ends at that brand's customer portal.
  */
 export async function inviteUser(
   db: Db,
-  input: { email: string; brand: string; language?: string },
-  publicUrl: URL,
+  input: { email: string; language?: string },
+  site: MailSite,
   now = Date.now(),
 ): Promise<UserRow> {
   const email = emailRule.parse(input.email);
@@ -102,7 +104,7 @@ export async function inviteUser(
     required_password_update: 0,
     required_profile_update: 1,
     language: input.language ?? "en",
-    brand: input.brand,
+    brand: site.brand,
     created_at: now,
     updated_at: now,
     signup_meta: null,
@@ -110,7 +112,7 @@ export async function inviteUser(
   };
   await db.transaction().execute(async (trx) => {
     await usersStore.insert(trx, row);
-    await sendSetup(trx, row, publicUrl, now);
+    await sendSetup(trx, row, site, now);
   });
   return row;
 }

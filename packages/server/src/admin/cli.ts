@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { BRAND_IDS, englishCatalog, isBrandId, lookup } from "@gatehouse/contract";
+import { BRAND_IDS, englishCatalog, isBrandId, isLanguage, LANGUAGE_CODES, lookup } from "@gatehouse/contract";
 import { ZodError } from "zod";
 import {
   createUser,
@@ -13,6 +13,7 @@ import {
 } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { mailSite } from "../mail/links.ts";
 import { auditStore } from "../store/audit.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
@@ -22,7 +23,9 @@ const USAGE = `Usage: npm run admin -- <command> [--flags]
 
 Commands:
   user:create  --email E --password P [--first F --last L --country CC --inactive --must-change-password]
-  user:invite  --email E [--brand B]   create an account without a password and mail its set-up link
+  user:invite  --email E [--brand B --language L]
+               create an account without a password and mail its set-up link, on brand B's site
+               (default: the brands file's defaultBrand), in language L (default en)
   user:disable --email E     disable the account and end its sessions
   user:enable  --email E
   user:unlock  --email E     lift a sign-in block after repeated wrong passwords
@@ -66,9 +69,13 @@ const COMMANDS: Record<string, Command> = {
     return `created ${user.email} (${user.id}, ${user.status})`;
   },
   "user:invite": async (db, flags, config) => {
-    const brand = optional(flags.brand) ?? "default";
+    const brand = optional(flags.brand) ?? config.brands.defaultBrand;
     if (!isBrandId(brand)) throw new UsageError(`unknown brand ${brand}: one of ${BRAND_IDS.join(", ")}`);
-    const user = await inviteUser(db, { email: required(flags, "email"), brand }, config.publicUrl);
+    const language = optional(flags.language) ?? "en";
+    if (!isLanguage(language))
+      throw new UsageError(`unknown language ${language}: one of ${LANGUAGE_CODES.join(", ")}`);
+    // The mail, its link and the portal set-up ends at are the brand's, on its host from the brands file.
+    const user = await inviteUser(db, { email: required(flags, "email"), language }, mailSite(config, brand));
     return `invited ${user.email} (${user.id}); the set-up link is in the outbox`;
   },
   "user:disable": async (db, flags) => {
@@ -145,6 +152,7 @@ export async function runAdmin(
         inactive: { type: "boolean" },
         "must-change-password": { type: "boolean" },
         brand: { type: "string" },
+        language: { type: "string" },
       },
       strict: true,
     }).values;

@@ -9,7 +9,8 @@ import {
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
-import type { Config } from "../config.ts";
+import { type Config, siteOf } from "../config.ts";
+import { type MailSite, mailSite } from "../mail/links.ts";
 
 /**
  * The brand an API call is made for: the host name's site from the brands file; outside production the page's
@@ -18,8 +19,15 @@ import type { Config } from "../config.ts";
 export function requestBrand(request: FastifyRequest, config: Config): BrandId {
   const theme = request.headers["x-gatehouse-theme"];
   if (!config.production && isBrandId(theme)) return theme;
-  const site = config.brands.sites.find((s) => s.host === request.hostname.toLowerCase());
-  return site?.brand ?? config.brands.defaultBrand;
+  return siteOf(config, request.hostname)?.brand ?? config.brands.defaultBrand;
+}
+
+/**
+ * Where mail about this request links to: the request's brand at the origin the brands file gives it. The Host
+ * header only picks among configured brands; it never becomes part of a link (host-header poisoning).
+ */
+export function requestSite(request: FastifyRequest, config: Config): MailSite {
+  return mailSite(config, requestBrand(request, config));
 }
 
 /** The visitor's upper-cased country from the proxy's country header (COUNTRY_HEADER), else ZZ. */

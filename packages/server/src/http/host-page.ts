@@ -8,19 +8,41 @@ import {
   HOST_SETTINGS_ELEMENT_ID,
   type HostSettings,
   isBrandId,
+  isLanguage,
   LANGUAGES,
+  type Language,
   UI_PATHS,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Config } from "../config.ts";
+import { type Config, siteOf } from "../config.ts";
+import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
 
 const PLACEHOLDER = "<!--gatehouse-settings-->";
 
+/**
+ * The gateway the web app calls: `/api` on the origin the page was loaded from, since every brand host serves the
+ * whole service (ARCHITECTURE.md); GATEWAY_URL when the gateway lives on another origin.
+ */
+export function gatewayFor(config: Pick<Config, "gatewayUrl">): string {
+  return config.gatewayUrl ?? "/api";
+}
+
+/** The page's CSP connect-src: its own origin, and a separate gateway's origin when one is configured. */
+export function connectSources(config: Pick<Config, "gatewayUrl">): string[] {
+  return config.gatewayUrl ? ["'self'", new URL(config.gatewayUrl).origin] : ["'self'"];
+}
+
+/** A mailed link's language (`?lang=`, mail/links.ts): the page opens in the language the mail was written in. */
+function linkLanguage(query: Record<string, unknown>): Language | undefined {
+  const value = query[LINK_LANGUAGE_PARAM];
+  return isLanguage(value) ? value : undefined;
+}
+
 /** The settings a page is served with, chosen by the request's host name (ARCHITECTURE.md "Host page settings"). */
 export function hostSettings(request: FastifyRequest, config: Config): HostSettings {
-  const site = config.brands.sites.find((s) => s.host === request.hostname.toLowerCase());
+  const site = siteOf(config, request.hostname);
   const query = request.query as Record<string, unknown>;
   const theme = !config.production && isBrandId(query.theme) ? query.theme : undefined;
   const brand: BrandId = theme ?? site?.brand ?? config.brands.defaultBrand;
@@ -28,11 +50,11 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
   const returnTo = typeof query.return_to === "string" ? query.return_to : undefined;
   return {
     brand,
-    gatewayUrl: new URL("/api", config.publicUrl).href,
+    gatewayUrl: gatewayFor(config),
     publicUrl: config.publicUrl.origin,
     flags,
     returnHosts: config.brands.returnHosts,
-    language: pageLanguage(request, config.countryHeader, returnTo),
+    language: linkLanguage(query) ?? pageLanguage(request, config.countryHeader, returnTo),
     country: visitorCountry(request, config.countryHeader),
     botCheck:
       config.botCheck.provider === "altcha"

@@ -3,6 +3,8 @@ import { MAIL_RETRY } from "@gatehouse/contract";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
+import type { Recipient } from "./greeting.ts";
+import { type MailSite, mailLink } from "./links.ts";
 import { type MailKind, type RenderedMail, renderMail } from "./render.ts";
 
 /**
@@ -39,22 +41,29 @@ export function retryDelay(attempts: number): number {
   return Math.min(MAIL_RETRY.firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
 }
 
-/** Renders a mail for a user, in the language and brand the account was made with, and queues it. */
+/** The names a mail may greet a user by, and whether the user has proven the address (greeting.ts). */
+export function recipientOf(user: UserRow): Recipient {
+  return { firstName: user.first_name, lastName: user.last_name, addressVerified: user.status !== "pending" };
+}
+
+/**
+ * Renders a mail for a user in the account's language, in the look of the brand the person acted on, with its
+ * link on that brand's site (`path` is a route of ours, e.g. `routeUrl("PASSWORD_RESET", { code })`), and queues it.
+ */
 export async function queueUserMail(
   db: Db,
   user: UserRow,
   kind: MailKind,
-  link: string,
-  publicUrl: URL,
+  path: string,
+  site: MailSite,
   now = Date.now(),
 ): Promise<string> {
   const mail = renderMail({
     kind,
     language: user.language,
-    brand: user.brand,
-    publicUrl,
-    link,
-    name: user.first_name || user.email,
+    site,
+    link: mailLink(site, path, user.language),
+    recipient: recipientOf(user),
   });
   return queueMail(db, { userId: user.id, to: user.email, kind, ...mail }, now);
 }

@@ -9,6 +9,7 @@ import {
   setupPassword,
 } from "../accounts/recovery.ts";
 import { audit } from "../audit/audit.ts";
+import { requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
 import { auditContext } from "../http/session.ts";
@@ -58,7 +59,8 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     `/api${api.resetPassword.path}`,
     { schema: { body: api.resetPassword.body }, config: limit(RATE_LIMITS.setPassword) },
     async (request) => {
-      const outcome = await resetPassword(db, request.body.code, request.body.password, config.publicUrl);
+      const { code, password } = request.body;
+      const outcome = await resetPassword(db, code, password, requestSite(request, config));
       if (!outcome.ok) refuse(outcome.refusal);
       await audit(db, "password_reset", auditContext(request, outcome.userId));
       services.mail.kick();
@@ -91,7 +93,7 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
         sessionToken: request.session.token,
         oldPassword: request.body.oldPassword,
         password: request.body.password,
-        publicUrl: config.publicUrl,
+        site: requestSite(request, config),
         source: app.attemptSource(request),
       });
       if (!outcome.ok) refuse(outcome.refusal);

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { deleteAccount, requestDeletion } from "../accounts/deletion.ts";
 import { profileOf, updateProfile } from "../accounts/profile.ts";
 import { audit } from "../audit/audit.ts";
+import { requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
 import { auditContext } from "../http/session.ts";
@@ -45,7 +46,7 @@ export const profileRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
         db,
         user,
         request.body.password,
-        config.publicUrl,
+        requestSite(request, config),
         Date.now(),
         app.attemptSource(request),
       );
@@ -71,7 +72,7 @@ export const profileRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     `/api${api.deleteAccount.path}`,
     { schema: { body: api.deleteAccount.body }, config: limit(RATE_LIMITS.deletion) },
     async (request, reply) => {
-      const outcome = await deleteAccount(db, request.body.deletionCode, config.publicUrl);
+      const outcome = await deleteAccount(db, request.body.deletionCode, requestSite(request, config));
       if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
       // The sessions went with the account; this browser gets a fresh anonymous one.
       await app.signOut(request, reply);

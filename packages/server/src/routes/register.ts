@@ -5,19 +5,22 @@ import { isCommonPassword } from "../accounts/common-passwords.ts";
 import { checkEmail, type Origin, registerAccount } from "../accounts/registration.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
-import { apiLanguage, requestBrand, visitorCountry } from "../http/client.ts";
+import { apiLanguage, requestSite, visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
 import type { Services } from "../services.ts";
 
-/** The origin of a sign-up: language, brand, and the return address when it is allowed. */
+/**
+ * The origin of a sign-up: language, the brand's site, and the return address when it is allowed. A path given
+ * as return address resolves on the brand's site, where the mailed link opens.
+ */
 export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {
   const { config } = services;
+  const site = requestSite(request, config);
   return {
     language: apiLanguage(request, config.countryHeader),
-    brand: requestBrand(request, config),
-    publicUrl: config.publicUrl,
-    returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: config.publicUrl.origin }),
+    site,
+    returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: site.origin }),
   };
 }
 

@@ -9,11 +9,15 @@ export interface AppContextValue {
 
 export const AppContext = createContext<AppContextValue | undefined>(undefined);
 
-export function appContextFor(settings: HostSettings): AppContextValue {
+/**
+ * `selfOrigin` is the origin the page was loaded from: every brand host serves the whole service, so return
+ * paths and internal links resolve there, not on PUBLIC_URL.
+ */
+export function appContextFor(settings: HostSettings, selfOrigin: string): AppContextValue {
   return {
     settings,
     brand: BRANDS[settings.brand],
-    returnPolicy: { allowedHosts: settings.returnHosts, selfOrigin: settings.publicUrl },
+    returnPolicy: { allowedHosts: settings.returnHosts, selfOrigin },
   };
 }
 

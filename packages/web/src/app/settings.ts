@@ -1,19 +1,30 @@
 import { HOST_SETTINGS_ELEMENT_ID, HostSettings } from "@gatehouse/contract";
 
-/** The host-page settings the server wrote into the HTML; the Vite dev server has none, so sane defaults apply. */
-export function readHostSettings(doc: Document = document): HostSettings {
+/** What readHostSettings needs of a document: the settings element and the page's address. */
+export type SettingsSource = Pick<Document, "getElementById"> & { location?: Pick<Location, "href" | "origin"> | null };
+
+const FALLBACK_ORIGIN = "http://localhost:8080";
+
+/**
+ * The host-page settings the server wrote into the HTML; the Vite dev server has none, so sane defaults apply.
+ * The gateway is resolved against the page's own address: the server writes `/api` (each brand's host serves the
+ * whole service, so the app calls the origin it was loaded from) or an absolute GATEWAY_URL on another origin.
+ */
+export function readHostSettings(doc: SettingsSource = document): HostSettings {
+  const here = doc.location?.href ?? `${FALLBACK_ORIGIN}/`;
   const element = doc.getElementById(HOST_SETTINGS_ELEMENT_ID);
   const parsed = element?.textContent ? HostSettings.safeParse(JSON.parse(element.textContent)) : undefined;
-  if (parsed?.success) return parsed.data;
-  const origin = doc.location?.origin ?? "http://localhost:8080";
-  return HostSettings.parse({
-    brand: "default",
-    gatewayUrl: `${origin}/api`,
-    publicUrl: origin,
-    flags: {},
-    returnHosts: [],
-    language: "en",
-    country: "ZZ",
-    botCheck: { provider: "altcha" },
-  });
+  const settings = parsed?.success
+    ? parsed.data
+    : HostSettings.parse({
+        brand: "default",
+        gatewayUrl: "/api",
+        publicUrl: doc.location?.origin ?? FALLBACK_ORIGIN,
+        flags: {},
+        returnHosts: [],
+        language: "en",
+        country: "ZZ",
+        botCheck: { provider: "altcha" },
+      });
+  return { ...settings, gatewayUrl: new URL(settings.gatewayUrl, here).href.replace(/\/+$/u, "") };
 }

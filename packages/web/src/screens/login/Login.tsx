@@ -50,8 +50,8 @@ export default function Login() {
 
   const go = (destination: string) => {
     setRedirecting(true);
-    if (isInternal(destination, settings.publicUrl))
-      navigate(destination.replace(settings.publicUrl, ""), { replace: true });
+    if (isInternal(destination, returnPolicy.selfOrigin))
+      navigate(destination.replace(returnPolicy.selfOrigin, ""), { replace: true });
     else window.location.assign(destination);
   };
 
