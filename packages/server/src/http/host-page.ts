@@ -32,8 +32,8 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     publicUrl: config.publicUrl.origin,
     flags,
     returnHosts: config.brands.returnHosts,
-    language: pageLanguage(request, config.countryHeader, returnTo),
-    country: visitorCountry(request, config.countryHeader),
+    language: pageLanguage(request, config, returnTo),
+    country: visitorCountry(request, config),
     botCheck:
       config.botCheck.provider === "altcha"
         ? { provider: "altcha" }

@@ -13,7 +13,7 @@ import type { Services } from "../services.ts";
 export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {
   const { config } = services;
   return {
-    language: apiLanguage(request, config.countryHeader),
+    language: apiLanguage(request, config),
     brand: requestBrand(request, config),
     publicUrl: config.publicUrl,
     returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: config.publicUrl.origin }),
@@ -47,7 +47,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
 
   app.get(`/api${api.captcha.path}`, { config: limit(RATE_LIMITS.captcha) }, async (request) => {
     // Spec §7: the image captcha is for visitors located in CN only.
-    if (visitorCountry(request, config.countryHeader) !== "CN") throw new ApiError("not_found");
+    if (visitorCountry(request, config) !== "CN") throw new ApiError("not_found");
     return generateCaptcha(db, { keepAnswerForTests: config.nodeEnv === "test" });
   });
 
@@ -62,7 +62,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
       const body = request.body;
       const failure = await checkHuman(
         db,
-        { country: visitorCountry(request, config.countryHeader), ...body },
+        { country: visitorCountry(request, config), ...body },
         { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
         request.ip,
       );
