@@ -22,6 +22,24 @@ export const PASSWORD_LIMITS = {
   newMax: 64,
 } as const;
 
+/**
+ * What makes a password "easy to guess" beyond its length (ASVS 6.2.4, 6.2.11; docs/decisions.md "Password
+ * policy"). Registration and every new password refuse breached passwords and their trivial variants, passwords
+ * built on a context word, and degenerate ones.
+ */
+export const PASSWORD_POLICY = {
+  /** The first this many entries of the frequency-ranked breached-password list are refused. */
+  breachedListSize: 10_000,
+  /** A core left after stripping digits and symbols is compared with the list only from this length on. */
+  coreMin: 4,
+  /** Context words (names, e-mail parts, brand and product names) shorter than this are not looked for. */
+  contextWordMin: 4,
+  /** Fewer letters than this left over once the context words are removed: the password is that word. */
+  contextRemainderMin: 4,
+  /** A password that repeats a unit shorter than this is degenerate ("abcabcabc", "121212", "aaaaaaaa"). */
+  repeatedUnitMax: PASSWORD_LIMITS.registerMin - 1,
+} as const;
+
 export const NAME_LIMITS = { firstNameMax: 72, lastNameMax: 53 } as const;
 /** RFC 5321 caps a forward path at 256 octets including the brackets, so an address holds at most 254. */
 export const EMAIL_MAX = 254;

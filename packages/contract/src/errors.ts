@@ -13,6 +13,10 @@ export const ERROR_STATUS = {
   user_disabled: 403,
   captcha_incorrect: 400,
   current_password_incorrect: 400,
+  /** The new password is refused by the password policy (ASVS 6.2.4, 6.2.11): see PASSWORD_POLICY_CODES. */
+  weak_password: 400,
+  context_password: 400,
+  common_password: 400,
   password_not_allowed: 403,
   bot_check_failed: 400,
   email_conflict: 409,
@@ -34,6 +38,18 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
+}
+
+/**
+ * Why the password policy refuses a password, in the order it checks: degenerate (one repeated character or
+ * pattern, a simple sequence, only spaces), built on a context word (the person's name or e-mail, a brand's or
+ * the product's name), or a breached password or a trivial variant of one.
+ */
+export const PASSWORD_POLICY_CODES = ["weak_password", "context_password", "common_password"] as const;
+export type PasswordPolicyCode = (typeof PASSWORD_POLICY_CODES)[number];
+
+export function isPasswordPolicyCode(value: unknown): value is PasswordPolicyCode {
+  return (PASSWORD_POLICY_CODES as readonly unknown[]).includes(value);
 }
 
 /** Codes the generic error page (/error?error_code=) knows by name (spec §2). */

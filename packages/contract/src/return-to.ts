@@ -18,6 +18,37 @@ export interface ReturnPolicy {
   readonly selfOrigin: string;
 }
 
+/** Percent-decoding rounds tried on a path: enough for double encoding ("%252e"), bounded for hostile input. */
+const DECODE_ROUNDS = 3;
+const ASCII_ESCAPE = /%([0-7][0-9a-f])/giu;
+
+/** Decodes the ASCII escapes only, the ones that can spell "/", "\", "." or a control character; never throws. */
+const decodeAscii = (path: string) =>
+  path.replace(ASCII_ESCAPE, (_escape, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+
+/**
+ * Does the path of `url` stay a path on `url`'s origin however it is handed on? Routers and servers pass the
+ * pathname alone, some after percent-decoding it: "/..//host" normalises to "//host" and "/%2e%2e%2f/host" decodes
+ * to "/..//host", both network-path references that leave the origin. The pathname and each decoding of it,
+ * resolved again as a browser resolves a link, must keep the origin and must not start with "//".
+ */
+function pathStaysOnOrigin(url: URL): boolean {
+  let path = url.pathname;
+  for (let round = 0; round <= DECODE_ROUNDS; round++) {
+    let again: URL;
+    try {
+      again = new URL(path, url.origin);
+    } catch {
+      return false;
+    }
+    if (again.origin !== url.origin || again.pathname.startsWith("//")) return false;
+    const decoded = decodeAscii(path);
+    if (decoded === path) return true;
+    path = decoded;
+  }
+  return false;
+}
+
 /** The normalised absolute URL when `raw` may be used as a return address, else undefined. */
 export function checkReturnTo(raw: string | null | undefined, policy: ReturnPolicy): string | undefined {
   if (!raw || raw.length > 2048 || AMBIGUOUS.test(raw)) return undefined;
@@ -32,6 +63,8 @@ export function checkReturnTo(raw: string | null | undefined, policy: ReturnPoli
     return undefined;
   }
   if (url.username !== "" || url.password !== "") return undefined;
+  // ASVS 5.1.5: decided on the normalised URL, not on the text ("/..//host", "/%2e%2e//host", "/a/../..//host").
+  if (!pathStaysOnOrigin(url)) return undefined;
   const self = new URL(policy.selfOrigin);
   if (relative) return url.origin === self.origin ? url.href : undefined;
   const host = url.hostname.toLowerCase();

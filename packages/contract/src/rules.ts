@@ -37,6 +37,21 @@ export const registerPasswordRule = z
   .refine((value) => textLength(value) >= PASSWORD_LIMITS.registerMin, { error: "validation.password.registerMin" })
   .refine((value) => textLength(value) <= PASSWORD_LIMITS.registerMax, { error: "validation.password.registerMax" });
 
+/**
+ * The registration password's rule (spec §5: 8–64 characters) as a checklist item for the register form. The
+ * server also refuses easy-to-guess passwords there (PASSWORD_POLICY_CODES), which only it can check: the form
+ * shows PASSWORD_POLICY_HINT beside the list and learns the verdict from `register/validate`.
+ */
+export const REGISTER_PASSWORD_CHECKS = [
+  {
+    key: "passwordRules.registerLength",
+    test: (v: string) => textLength(v) >= PASSWORD_LIMITS.registerMin && textLength(v) <= PASSWORD_LIMITS.registerMax,
+  },
+] as const;
+
+/** The hint that names what the server's password policy refuses, for every password form. */
+export const PASSWORD_POLICY_HINT = "passwordRules.notGuessable";
+
 /** The "Your password should contain" checklist of spec §5, in display order. */
 export const NEW_PASSWORD_CHECKS = [
   { key: "passwordRules.cases", test: (v: string) => /\p{Ll}/u.test(v) && /\p{Lu}/u.test(v) },

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   countryRule,
@@ -11,6 +12,9 @@ import {
   NEW_PASSWORD_CHECKS,
   newPasswordRule,
   normalizeText,
+  PASSWORD_POLICY_CODES,
+  PASSWORD_POLICY_HINT,
+  REGISTER_PASSWORD_CHECKS,
   registerPasswordRule,
 } from "../src/index.ts";
 
@@ -88,6 +92,17 @@ describe("password rules", () => {
     for (const weak of ["abcdefghij1!", "ABCDEFGHIJ1!", "Abcdefghijk!", "Abcdefghijk1", "Abcdefgh1!"]) {
       expect(firstError(newPasswordRule.safeParse(weak)), weak).toBe("validation.password.rules");
     }
+  });
+
+  it("describes the registration rule as the register form's checklist, agreeing with the rule itself", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (value) => {
+        const listed = REGISTER_PASSWORD_CHECKS.every((check) => check.test(value));
+        expect(listed).toBe(registerPasswordRule.safeParse(value).success);
+      }),
+    );
+    expect(PASSWORD_POLICY_HINT).toBe("passwordRules.notGuessable");
+    expect(PASSWORD_POLICY_CODES).toEqual(["weak_password", "context_password", "common_password"]);
   });
 
   it("warns about non-Latin letters only", () => {

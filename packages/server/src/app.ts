@@ -1,8 +1,7 @@
 import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
-import fastifyHelmet from "@fastify/helmet";
 import fastifyRateLimit from "@fastify/rate-limit";
-import { MAIL_RETENTION_MS, REMOTE_BOT_CHECKS } from "@gatehouse/contract";
+import { MAIL_RETENTION_MS } from "@gatehouse/contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
@@ -13,8 +12,9 @@ import { proofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, registerErrorHandling } from "./http/errors.ts";
-import { connectSources, registerHostPage } from "./http/host-page.ts";
+import { registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
+import { registerPageHeaders } from "./http/page-headers.ts";
 import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
@@ -116,29 +116,9 @@ export async function buildApp(
       answer: testAnswers.get(request.params.id) ?? null,
     }));
   }
-  const thirdParty: string[] =
-    config.botCheck.provider === "altcha" ? [] : [...REMOTE_BOT_CHECKS[config.botCheck.provider].origins];
-  // Pages and assets get helmet's document headers (CSP and the rest); /api answers carry their own fixed set.
+  // Pages and assets get the document headers (CSP, Permissions-Policy and the rest); /api answers their own set.
   await app.register(async (pages) => {
-    await pages.register(fastifyHelmet, {
-      contentSecurityPolicy: {
-        directives: {
-          "frame-ancestors": ["'none'"],
-          // The web app calls the gateway on its own origin, or on GATEWAY_URL's when one is set.
-          "connect-src": connectSources(config),
-          "form-action": ["'self'"],
-          // The proof-of-work widget solves in Web Workers it creates from blob: URLs of our own scripts.
-          "worker-src": ["'self'", "blob:"],
-          // A configured third-party bot check loads its script and frame from its own origins, and only those.
-          "script-src": ["'self'", ...thirdParty],
-          "frame-src": thirdParty.length > 0 ? thirdParty : null,
-          "upgrade-insecure-requests": config.publicUrl.protocol === "https:" ? [] : null,
-        },
-      },
-      // The sign-in popup (spec §2 CLOSE) must still reach its opener.
-      crossOriginOpenerPolicy: { policy: "same-origin-allow-popups" },
-      strictTransportSecurity: config.publicUrl.protocol === "https:",
-    });
+    await registerPageHeaders(pages, config);
     if (!config.production) await registerDevMail(pages, db);
     await registerHostPage(pages, config);
   });

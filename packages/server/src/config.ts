@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import proxyAddr from "@fastify/proxy-addr";
 import { BRAND_IDS, type BrandId, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { z } from "zod";
 
@@ -73,6 +74,8 @@ export interface Config {
   gatewayUrl: string | undefined;
   countryHeader: string;
   trustProxy: boolean | string[] | ((address: string, hop: number) => boolean);
+  /** Is the peer of a connection a proxy we trust (TRUST_PROXY)? Only then are its headers believed. */
+  trustedProxy: (address: string | undefined) => boolean;
   logLevel: string;
   webDist: string;
   botCheck:
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayUrl: e.GATEWAY_URL?.replace(/\/+$/u, ""),
     countryHeader: e.COUNTRY_HEADER,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    trustedProxy: trustedProxyOf(parseTrustProxy(e.TRUST_PROXY)),
     logLevel: e.LOG_LEVEL,
     webDist: e.WEB_DIST,
     botCheck: botCheck(e),
@@ -190,6 +194,17 @@ function parseTrustProxy(value: string): Config["trustProxy"] {
   const hops = bare === "true" ? 1 : /^\d+$/u.test(bare) ? Number(bare) : undefined;
   if (hops !== undefined) return (_address, hop) => hop < hops;
   return bare.split(",").map((s) => s.trim());
+}
+
+/**
+ * The rule Fastify applies to X-Forwarded-Host and -Proto, for any header a proxy sets (COUNTRY_HEADER): the
+ * connection's peer must be trusted under TRUST_PROXY (hop 0). Off, nobody is; a hop count trusts the peer, which
+ * is the load balancer when the service is reachable only through it; a list trusts those addresses only.
+ */
+function trustedProxyOf(trust: Config["trustProxy"]): Config["trustedProxy"] {
+  if (trust === false) return () => false;
+  const trusts = typeof trust === "function" ? trust : trust === true ? () => true : proxyAddr.compile(trust);
+  return (address) => address !== undefined && trusts(address, 0);
 }
 
 /** Outside production a missing SESSION_SECRET is generated once and kept beside the SQLite file. */

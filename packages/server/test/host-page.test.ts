@@ -5,7 +5,8 @@ import { startServer, type TestServer } from "./harness.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // The tests speak for the proxy in front of the service, which sets the country header (COUNTRY_HEADER).
+  server = await startServer({ env: { TRUST_PROXY: "loopback" } });
 });
 afterAll(() => server.close());
 

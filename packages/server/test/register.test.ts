@@ -69,7 +69,7 @@ describe("POST /api/account/register/validate", () => {
     });
     expect((await c.post("/api/account/register/validate", { password: "password123" })).json).toEqual({
       status: "invalid",
-      message: "validation.password.common",
+      message: "errors.common_password",
     });
     expect((await c.post("/api/account/register/validate", { countryCode: "DE" })).json).toEqual({ status: "ok" });
     expectErrorObject(await c.post("/api/account/register/validate", {}), 400, "invalid_request");
@@ -132,8 +132,8 @@ describe("POST /api/account/register", () => {
 
   it("refuses common and badly sized passwords on the server, not only in the browser", async () => {
     expect(
-      expectErrorObject(await register("weak@example.com", { password: "password1" }), 400, "invalid_request").fields,
-    ).toEqual([{ field: "password", message: "validation.password.common" }]);
+      expectErrorObject(await register("weak@example.com", { password: "password1" }), 400, "common_password").fields,
+    ).toEqual([{ field: "password", message: "errors.common_password" }]);
     expect(
       expectErrorObject(await register("short@example.com", { password: "Ab1!x" }), 400, "invalid_request").fields,
     ).toEqual([{ field: "password", message: "validation.password.registerMin" }]);

@@ -5,7 +5,8 @@ import { Client, expectErrorObject, startServer, type TestServer } from "./harne
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // The tests speak for the proxy in front of the service, which sets the country header (COUNTRY_HEADER).
+  server = await startServer({ env: { TRUST_PROXY: "loopback" } });
   await createUser(server.app.db, {
     email: "ann@example.com",
     password: "correct horse",

@@ -64,4 +64,21 @@ describe("where sign-in continues (spec §4)", () => {
     expect(isInternal("http://localhost:8080/profile/edit", "http://localhost:8080")).toBe(true);
     expect(isInternal("https://www.gatehouse.example/", "http://localhost:8080")).toBe(false);
   });
+
+  it.each([
+    "/..//evil.example/",
+    "/a/../..//evil.example/",
+    "/%2e%2e//evil.example/",
+    "/%2e%2e%2f/evil.example/",
+    "http://localhost:8080/..//evil.example/",
+  ])("never continues to %s, which the router would read as another host", (returnTo) => {
+    expect(destinationAfterSignIn(ok, returnTo, policy, BRANDS.default)).toBe(BRANDS.default.links.home);
+    expect(destinationWhenSignedIn(returnTo, policy)).toBe("/profile/edit");
+  });
+
+  it("hands the browser, not the router, a path that would read as another host", () => {
+    expect(isInternal("http://localhost:8080//evil.example/", "http://localhost:8080")).toBe(false);
+    expect(isInternal("//evil.example/", "http://localhost:8080")).toBe(false);
+    expect(isInternal("http://localhost:8080/profile/edit?x=1#y", "http://localhost:8080")).toBe(true);
+  });
 });

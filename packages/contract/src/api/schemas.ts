@@ -48,6 +48,10 @@ export const LoginModesAnswer = z.object({ oidc: z.boolean(), password: z.boolea
 
 export const LogoutBody = z.object({ ua: z.string().max(64).optional() });
 
+/**
+ * One field to check on blur. With `password`, the password is checked (length, then the password policy) and
+ * `email`, `firstName` and `lastName`, when sent with it, are only its context words (ASVS 6.2.11).
+ */
 export const RegisterValidateBody = z
   .object({
     email: z

@@ -1,11 +1,12 @@
-import { routeUrl } from "@gatehouse/contract";
+import { type PasswordPolicyCode, routeUrl } from "@gatehouse/contract";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
-import { isCommonPassword } from "./common-passwords.ts";
+import { accountContext } from "./password-context.ts";
+import { passwordRefusal } from "./password-policy.ts";
 import { checkPassword, hashPassword } from "./passwords.ts";
 import { type AttemptSource, clearFailures, guardedCheck } from "./throttle.ts";
 
@@ -13,7 +14,7 @@ export type ChangeRefusal =
   | "password_not_allowed"
   | "current_password_incorrect"
   | "user_temporarily_blocked"
-  | "common_password";
+  | PasswordPolicyCode;
 
 /**
  * POST /account/change_password for the signed-in user: the current password is verified like a sign-in (a wrong
@@ -46,7 +47,8 @@ export async function changePassword(
   );
   if (check.status === "blocked") return { ok: false, refusal: "user_temporarily_blocked" };
   if (check.status === "mismatch") return { ok: false, refusal: "current_password_incorrect" };
-  if (isCommonPassword(input.password)) return { ok: false, refusal: "common_password" };
+  const refusal = passwordRefusal(input.password, accountContext(user));
+  if (refusal) return { ok: false, refusal };
   const passwordHash = await hashPassword(input.password);
   await db.transaction().execute(async (trx) => {
     await usersStore.update(trx, user.id, {

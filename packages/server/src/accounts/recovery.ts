@@ -2,6 +2,7 @@ import {
   type api,
   PASSWORD_RESET_TTL_MS,
   PASSWORD_SETUP_TTL_MS,
+  type PasswordPolicyCode,
   RECOVERY_MAILS_PER_ADDRESS,
   routeUrl,
 } from "@gatehouse/contract";
@@ -15,8 +16,9 @@ import type { Db } from "../store/db.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
-import { isCommonPassword } from "./common-passwords.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
+import { codeOwnerContext } from "./password-context.ts";
+import { passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
@@ -64,7 +66,7 @@ export async function passwordCodeStatus(db: Db, code: string, now = Date.now())
   return codeStatus(db, code, "password_reset", now);
 }
 
-export type PasswordRefusal = "common_password" | "code_invalid" | "code_expired" | "code_used";
+export type PasswordRefusal = PasswordPolicyCode | "code_invalid" | "code_expired" | "code_used";
 const CODE_REFUSAL = { invalid: "code_invalid", expired: "code_expired", used: "code_used" } as const;
 
 /** Sets a new password: hash, no pending update, no sign-in block, and every session ends (ASVS 7.4.3). */
@@ -93,7 +95,9 @@ export async function resetPassword(
   site: MailSite,
   now = Date.now(),
 ): Promise<{ ok: true; userId: string } | { ok: false; refusal: PasswordRefusal }> {
-  if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
+  // Checked before the code is used, so a refused password leaves the link working.
+  const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
+  if (refusal) return { ok: false, refusal };
   const used = await consumeCode(db, code, "password_reset", now);
   if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
   const user = await usersStore.findById(db, used.userId);
@@ -115,7 +119,9 @@ export async function setupPassword(
   marketingInfo: MarketingInfo,
   now = Date.now(),
 ): Promise<{ ok: true; user: UserRow } | { ok: false; refusal: PasswordRefusal }> {
-  if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
+  // Checked before the code is used, so a refused password leaves the link working.
+  const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
+  if (refusal) return { ok: false, refusal };
   const used = await consumeCode(db, code, "password_setup", now);
   if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
   const user = await usersStore.findById(db, used.userId);

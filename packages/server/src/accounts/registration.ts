@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { ACTIVATION_TTL_MS, type api, emailRule, routeUrl } from "@gatehouse/contract";
+import {
+  ACTIVATION_TTL_MS,
+  type api,
+  emailRule,
+  type PasswordPolicyCode,
+  registerPasswordRule,
+  routeUrl,
+} from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
 import type { MailSite } from "../mail/links.ts";
@@ -7,8 +14,8 @@ import { queueUserMail } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
-import { isCommonPassword } from "./common-passwords.ts";
 import { normalizeEmail } from "./identifiers.ts";
+import { type PasswordContext, passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
@@ -41,6 +48,17 @@ export async function checkEmail(db: Db, email: string, corporateDomains: readon
   return { status: "ok", corporate };
 }
 
+/**
+ * POST /account/register/validate for a password: the registration rule (8–64), then the password policy with
+ * whatever the form knows so far (step 1 has the address; names when the form sends them).
+ */
+export function checkPassword(password: string, context: PasswordContext): FieldCheck {
+  const parsed = registerPasswordRule.safeParse(password);
+  if (!parsed.success) return { status: "invalid", message: parsed.error.issues[0]?.message };
+  const refusal = passwordRefusal(password, context);
+  return refusal ? { status: "invalid", message: `errors.${refusal}` } : { status: "ok" };
+}
+
 /** Where the activation link points: straight into the product (sign-in included) when a return address came along. */
 export function activationPath(returnTo: string | undefined, code: string): string {
   return returnTo
@@ -50,7 +68,7 @@ export function activationPath(returnTo: string | undefined, code: string): stri
 
 export type RegisterOutcome =
   | { ok: true; user: UserRow }
-  | { ok: false; refusal: "common_password" | "email_conflict" };
+  | { ok: false; refusal: PasswordPolicyCode | "email_conflict" };
 
 /**
  * Creates a pending account and queues its activation mail in one transaction: a crash half way leaves neither
@@ -62,7 +80,9 @@ export async function registerAccount(
   origin: Origin,
   now = Date.now(),
 ): Promise<RegisterOutcome> {
-  if (isCommonPassword(input.password)) return { ok: false, refusal: "common_password" };
+  // ASVS 6.2.4/6.2.11: the final call knows the names too, so context words are complete here.
+  const refusal = passwordRefusal(input.password, input);
+  if (refusal) return { ok: false, refusal };
   const emailNormalized = normalizeEmail(input.email);
   if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };
   const passwordHash = await hashPassword(input.password);

@@ -1,6 +1,15 @@
 import { parseArgs } from "node:util";
-import { BRAND_IDS, englishCatalog, isBrandId, isLanguage, LANGUAGE_CODES, lookup } from "@gatehouse/contract";
+import {
+  BRAND_IDS,
+  englishCatalog,
+  isBrandId,
+  isLanguage,
+  LANGUAGE_CODES,
+  lookup,
+  registerPasswordRule,
+} from "@gatehouse/contract";
 import { ZodError } from "zod";
+import { type PasswordContext, passwordRefusal } from "../accounts/password-policy.ts";
 import {
   createUser,
   deleteUser,
@@ -55,13 +64,24 @@ async function existing(db: Db, flags: Flags): Promise<UserRow> {
 
 const optional = (value: string | boolean | undefined) => (typeof value === "string" ? value : undefined);
 
+/** An admin-set password follows the same policy as a registration (ASVS 6.2.4/6.2.11), after its length rule. */
+function checkPasswordPolicy(password: string, context: PasswordContext): void {
+  if (!registerPasswordRule.safeParse(password).success) return;
+  const refusal = passwordRefusal(password, context);
+  if (refusal) throw new UsageError(`password: ${lookup(englishCatalog, `errors.${refusal}`) ?? refusal}`);
+}
+
 const COMMANDS: Record<string, Command> = {
   "user:create": async (db, flags) => {
-    const user = await createUser(db, {
+    const person = {
       email: required(flags, "email"),
-      password: required(flags, "password"),
       firstName: optional(flags.first),
       lastName: optional(flags.last),
+    };
+    checkPasswordPolicy(required(flags, "password"), person);
+    const user = await createUser(db, {
+      ...person,
+      password: required(flags, "password"),
       countryCode: optional(flags.country),
       status: flags.inactive ? "pending" : "active",
       requirePasswordUpdate: flags["must-change-password"] === true,

@@ -30,9 +30,18 @@ export function requestSite(request: FastifyRequest, config: Config): MailSite {
   return mailSite(config, requestBrand(request, config));
 }
 
-/** The visitor's upper-cased country from the proxy's country header (COUNTRY_HEADER), else ZZ. */
-export function visitorCountry(request: FastifyRequest, header: string): string {
-  const value = request.headers[header];
+/** Where the visitor's country comes from: the proxy's header, believed only from a trusted proxy. */
+export type CountrySource = Pick<Config, "countryHeader" | "trustedProxy">;
+
+/**
+ * The visitor's upper-cased country from the proxy's country header (COUNTRY_HEADER), else ZZ. The country picks
+ * the CN image captcha over the proof of work, so a client must not choose it: the header counts only when the
+ * connection comes from a trusted proxy (TRUST_PROXY), which sets it (ASVS 4.1.3: headers set by the
+ * infrastructure cannot be overridden by the client).
+ */
+export function visitorCountry(request: FastifyRequest, source: CountrySource): string {
+  if (!source.trustedProxy(request.socket.remoteAddress)) return DEFAULT_COUNTRY;
+  const value = request.headers[source.countryHeader];
   const country = (Array.isArray(value) ? value[0] : value)?.trim().toUpperCase();
   return country && /^[A-Z]{2}$/u.test(country) && country !== "XX" && country !== "T1" ? country : DEFAULT_COUNTRY;
 }
@@ -53,12 +62,12 @@ function acceptedLanguage(request: FastifyRequest): Language | undefined {
 }
 
 /** Language for a page: cookie, then return-URL path, then country (spec §1). */
-export function pageLanguage(request: FastifyRequest, header: string, returnTo: string | undefined): Language {
-  return pickLanguage({ cookie: request.cookies[LANGUAGE_COOKIE], returnTo, country: visitorCountry(request, header) });
+export function pageLanguage(request: FastifyRequest, source: CountrySource, returnTo: string | undefined): Language {
+  return pickLanguage({ cookie: request.cookies[LANGUAGE_COOKIE], returnTo, country: visitorCountry(request, source) });
 }
 
 /** Language for an API answer: cookie, then the client's Accept-Language (the SPA sends its own), then country. */
-export function apiLanguage(request: FastifyRequest, header: string): Language {
+export function apiLanguage(request: FastifyRequest, source: CountrySource): Language {
   const cookie = request.cookies[LANGUAGE_COOKIE];
-  return pickLanguage({ cookie: cookie ?? acceptedLanguage(request), country: visitorCountry(request, header) });
+  return pickLanguage({ cookie: cookie ?? acceptedLanguage(request), country: visitorCountry(request, source) });
 }

@@ -54,8 +54,8 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     publicUrl: config.publicUrl.origin,
     flags,
     returnHosts: config.brands.returnHosts,
-    language: linkLanguage(query) ?? pageLanguage(request, config.countryHeader, returnTo),
-    country: visitorCountry(request, config.countryHeader),
+    language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
+    country: visitorCountry(request, config),
     botCheck:
       config.botCheck.provider === "altcha"
         ? { provider: "altcha" }

@@ -38,7 +38,7 @@ function buildLists(): Record<Language, string> {
 export const countryRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
   const lists = buildLists();
   app.get(`/api${api.countries.path}`, async (request, reply) => {
-    const language = apiLanguage(request, config.countryHeader);
+    const language = apiLanguage(request, config);
     reply.header("content-language", LANGUAGES[language].tag).header("vary", "Accept-Language, Cookie");
     return reply.type("application/json; charset=utf-8").send(lists[language]);
   });

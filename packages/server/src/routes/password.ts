@@ -1,4 +1,4 @@
-import { api, RATE_LIMITS } from "@gatehouse/contract";
+import { api, isPasswordPolicyCode, RATE_LIMITS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { changePassword } from "../accounts/change-password.ts";
 import {
@@ -14,7 +14,7 @@ import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
 import { auditContext } from "../http/session.ts";
 import type { Services } from "../services.ts";
-import { originOf } from "./register.ts";
+import { originOf, passwordRefused } from "./register.ts";
 
 /** Fastify's form of a contract path: `{code}` → `:code`. */
 const fastifyPath = (path: string) => `/api${path.replace(/\{(\w+)\}/gu, ":$1")}`;
@@ -22,8 +22,7 @@ const fastifyPath = (path: string) => `/api${path.replace(/\{(\w+)\}/gu, ":$1")}
 function refuse(
   refusal: PasswordRefusal | "current_password_incorrect" | "password_not_allowed" | "user_temporarily_blocked",
 ): never {
-  if (refusal === "common_password")
-    throw new ApiError("invalid_request", { fields: [{ field: "password", message: "validation.password.common" }] });
+  if (isPasswordPolicyCode(refusal)) throw passwordRefused(refusal);
   if (refusal === "current_password_incorrect") {
     throw new ApiError("current_password_incorrect", {
       fields: [{ field: "oldPassword", message: "errors.current_password_incorrect" }],

@@ -1,8 +1,7 @@
-import { api, checkReturnTo, RATE_LIMITS } from "@gatehouse/contract";
+import { api, checkReturnTo, type PasswordPolicyCode, RATE_LIMITS } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { isCommonPassword } from "../accounts/common-passwords.ts";
-import { checkEmail, type Origin, registerAccount } from "../accounts/registration.ts";
+import { checkEmail, checkPassword, type Origin, registerAccount } from "../accounts/registration.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
 import { apiLanguage, requestSite, visitorCountry } from "../http/client.ts";
@@ -18,10 +17,15 @@ export function originOf(request: FastifyRequest, services: Services, returnTo: 
   const { config } = services;
   const site = requestSite(request, config);
   return {
-    language: apiLanguage(request, config.countryHeader),
+    language: apiLanguage(request, config),
     site,
     returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: site.origin }),
   };
+}
+
+/** The password policy's refusal (ASVS 6.2.4/6.2.11) as an error on the password field. */
+export function passwordRefused(code: PasswordPolicyCode): ApiError {
+  return new ApiError(code, { fields: [{ field: "password", message: `errors.${code}` }] });
 }
 
 /** Registration (spec §7): field checks, the captcha or bot check, and sign-up. */
@@ -34,23 +38,19 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     { schema: { body: api.registerValidate.body }, config: limit(RATE_LIMITS.registerValidate) },
     async (request) => {
       const body = request.body;
+      // A password comes with what the form knows of its owner (the address, the names), as context only.
+      if (body.password !== undefined) return checkPassword(body.password, body);
       if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
-      const field = (["firstName", "lastName", "countryCode", "password"] as const).find(
-        (name) => body[name] !== undefined,
-      );
-      const schema =
-        field === "password" ? api.register.body.shape.password : api.register.body.shape[field ?? "firstName"];
-      const parsed = schema.safeParse(body[field ?? "firstName"]);
+      const field = (["firstName", "lastName", "countryCode"] as const).find((name) => body[name] !== undefined);
+      const parsed = api.register.body.shape[field ?? "firstName"].safeParse(body[field ?? "firstName"]);
       if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };
-      if (field === "password" && isCommonPassword(body.password ?? ""))
-        return { status: "invalid" as const, message: "validation.password.common" };
       return { status: "ok" as const };
     },
   );
 
   app.get(`/api${api.captcha.path}`, { config: limit(RATE_LIMITS.captcha) }, async (request) => {
     // Spec §7: the image captcha is for visitors located in CN only.
-    if (visitorCountry(request, config.countryHeader) !== "CN") throw new ApiError("not_found");
+    if (visitorCountry(request, config) !== "CN") throw new ApiError("not_found");
     return generateCaptcha(db, { keepAnswerForTests: config.nodeEnv === "test" });
   });
 
@@ -65,7 +65,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
       const body = request.body;
       const failure = await checkHuman(
         db,
-        { country: visitorCountry(request, config.countryHeader), ...body },
+        { country: visitorCountry(request, config), ...body },
         { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
         request.ip,
       );
@@ -76,11 +76,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
       }
       if (failure) throw new ApiError("bot_check_failed");
       const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
-      if (!outcome.ok && outcome.refusal === "common_password") {
-        throw new ApiError("invalid_request", {
-          fields: [{ field: "password", message: "validation.password.common" }],
-        });
-      }
+      if (!outcome.ok && outcome.refusal !== "email_conflict") throw passwordRefused(outcome.refusal);
       if (!outcome.ok)
         throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
       services.mail.kick();

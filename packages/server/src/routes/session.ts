@@ -18,7 +18,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (a
       Email: session.email,
       FirstName: session.first_name,
       LastName: session.last_name,
-      Location: visitorCountry(request, config.countryHeader),
+      Location: visitorCountry(request, config),
       // Gatehouse is itself the gateway: a session here needs no further linking (docs/decisions.md).
       Linked: true,
     };

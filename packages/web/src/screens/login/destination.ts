@@ -28,7 +28,13 @@ export function landingPage(brand: Brand): string {
   return brand.traits.authenticationCompletePage ? routeUrl("LOGIN_SUCCESS") : brand.links.home;
 }
 
-/** Same-origin destinations go through the router; others leave the app. */
+/**
+ * Same-origin destinations go through the router; others leave the app. The router is handed the part after our
+ * origin, so a destination whose path would read as another host there ("http://self//host" → "//host") is not
+ * internal: the browser loads the absolute address instead of the router hanging on it (ASVS 5.1.5).
+ */
 export function isInternal(destination: string, selfOrigin: string): boolean {
-  return destination.startsWith("/") || new URL(destination).origin === selfOrigin;
+  const url = new URL(destination, selfOrigin);
+  if (url.origin !== selfOrigin) return false;
+  return new URL(`${url.pathname}${url.search}${url.hash}`, selfOrigin).href === url.href;
 }
