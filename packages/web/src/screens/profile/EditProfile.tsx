@@ -1,12 +1,4 @@
-import {
-  type AnswerOf,
-  api,
-  checkReturnTo,
-  LANGUAGES,
-  type Language,
-  ProfileBody,
-  routeUrl,
-} from "@gatehouse/contract";
+import { type AnswerOf, api, checkReturnTo, ProfileBody, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type MouseEvent, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -68,12 +60,8 @@ export default function EditProfile() {
     if (isDirty && !window.confirm(t("profile.leaveWarning"))) event.preventDefault();
   };
 
-  const options = useMemo(() => {
-    const collator = new Intl.Collator(LANGUAGES[i18n.language as Language]?.tag ?? "en");
-    return [...countries]
-      .sort((a, b) => collator.compare(a.name, b.name))
-      .map((c) => ({ value: c.code, label: c.name }));
-  }, [countries, i18n.language]);
+  // In the server's order: the way people look for names in this language (Register says why).
+  const options = useMemo(() => countries.map((c) => ({ value: c.code, label: c.name })), [countries]);
 
   const onSubmit = form.handleSubmit(async (values) => {
     setError(undefined);
