@@ -14,6 +14,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
+import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
 
@@ -79,10 +80,7 @@ export default function EditProfile() {
 
   if (!profile) {
     return (
-      <Layout>
-        <p role="status">{t("profile.loading")}</p>
-        {error ? <Alert kind="error">{tk(error)}</Alert> : null}
-      </Layout>
+      <Layout>{error ? <Alert kind="error">{tk(error)}</Alert> : <Spinner label={t("profile.loading")} />}</Layout>
     );
   }
   const showCustomerNumber = !brand.traits.hideCustomerNumber && profile.customerNumber !== "";
@@ -186,7 +184,7 @@ function DeleteRequest({ email, withPassword }: { email: string; withPassword: b
             />
           ) : null}
           {!withPassword && state.kind === "error" ? <Alert kind="error">{tk(state.key)}</Alert> : null}
-          <Button type="submit" variant="secondary" disabled={state.kind === "busy"}>
+          <Button type="submit" variant="danger" busy={state.kind === "busy"}>
             {t("profile.deleteRequest")}
           </Button>
         </form>
