@@ -1,3 +1,4 @@
+import { useId } from "react";
 import styles from "./Spinner.module.css";
 
 /**
@@ -6,10 +7,12 @@ import styles from "./Spinner.module.css";
  * `overlay` floats over the current screen (a route loading), so nothing under it moves at all.
  */
 export function Spinner({ label, layout = "page" }: { label: string; layout?: "page" | "overlay" | "inline" }) {
+  // A status region takes no name from its content: the text names it, so assistive technology can tell it apart.
+  const labelId = useId();
   return (
-    <div role="status" className={`${styles.spinner} ${styles[layout]}`}>
+    <div role="status" aria-labelledby={labelId} className={`${styles.spinner} ${styles[layout]}`}>
       <SpinnerRing />
-      <span>{label}</span>
+      <span id={labelId}>{label}</span>
     </div>
   );
 }
