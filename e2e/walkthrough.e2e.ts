@@ -12,7 +12,15 @@ import {
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { layoutProblems, settled } from "./layout.ts";
-import { admin, baseUrl, launch, REGISTER_PASSWORD, SCREENSHOTS, stubExternalSites } from "./support.ts";
+import {
+  admin,
+  baseUrl,
+  expectAccessible,
+  launch,
+  REGISTER_PASSWORD,
+  SCREENSHOTS,
+  stubExternalSites,
+} from "./support.ts";
 
 /**
  * Issue #8's walkthrough: every built screen, as a new user meets it, in Japanese, Korean, German and French, in
@@ -117,6 +125,9 @@ class Walk {
       await settled(this.page);
       for (const problem of await layoutProblems(this.page, tag))
         this.problems.push(`${screen} (${viewport.name}): ${problem}`);
+      // Every photographed screen is also checked with axe (README), in this language and theme.
+      if (viewport === VIEWPORTS[0])
+        await expectAccessible(this.page).catch((error: Error) => this.problems.push(`${screen}: ${error.message}`));
       await this.page.screenshot({
         path: join(SHOTS, `${this.brand}-${this.language}-${screen}-${viewport.name}.png`),
         fullPage: true,
