@@ -22,6 +22,22 @@ const LONGEST_EMAIL = `${"q".repeat(64)}@${"a".repeat(63)}.${"b".repeat(63)}.${"
 const LONG_FIRST = "W".repeat(72);
 
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+/**
+ * Holds the page's requests to a URL back until `release()`, then lets them reach the real server: a slow network,
+ * so the loading state can be seen. Nothing is answered in the server's place.
+ */
+async function holdBack(page: Page, url: string | RegExp): Promise<() => void> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return () => release();
+}
+
 /** "rgb(r, g, b)" of a #rrggbb colour, as getComputedStyle reports it. */
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
 
@@ -190,14 +206,7 @@ describe("controls look like what they do (issue #8)", () => {
     await page.waitForURL((url) => !url.href.startsWith(baseUrl()));
 
     // The account loads slowly: a named spinner holds the card's room meanwhile.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/api/account/profile", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdBack(page, "**/api/account/profile");
     await page.goto(`${baseUrl()}/profile/edit`);
     const status = page.getByRole("status", { name: "Loading your account" });
     await status.waitFor();
@@ -230,14 +239,7 @@ describe("loading states (issue #8: an accessible spinner, no layout shift)", ()
   it("a route that loads shows Loading... over the screen, which does not move", async () => {
     const { page, context } = await visit(browser, "/");
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(/\/assets\/Register-[^/]+\.js$/u, async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdBack(page, /\/assets\/Register-[^/]+\.js$/u);
     const card = () => page.locator("main").evaluate((el) => el.getBoundingClientRect().toJSON());
     const before = await card();
     await page.getByRole("link", { name: "Create account" }).click();
@@ -251,14 +253,7 @@ describe("loading states (issue #8: an accessible spinner, no layout shift)", ()
 
   it("a reset link being checked shows a named spinner in a card that keeps its room", async () => {
     const { page, context } = await visit(browser, "about:blank");
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/api/account/recover/*", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdBack(page, "**/api/account/recover/*");
     await page.goto("/account/password-reset?code=not-a-real-code");
     const status = page.getByRole("status", { name: "LOADING..." });
     await status.waitFor();
@@ -271,14 +266,7 @@ describe("loading states (issue #8: an accessible spinner, no layout shift)", ()
 
   it("a busy Delete all data button says so without changing size", async () => {
     const { page, context } = await visit(browser, "/account/delete?code=not-a-real-code");
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/api/account/delete", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdBack(page, "**/api/account/delete");
     const button = page.getByRole("button", { name: "Delete all data" });
     const size = () =>
       button.evaluate((el) => ({ w: el.getBoundingClientRect().width, h: el.getBoundingClientRect().height }));

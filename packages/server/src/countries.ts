@@ -66,12 +66,22 @@ export const JAPANESE_READINGS: Readonly<Record<string, string>> = {
   南スーダン: "みなみスーダン",
 };
 
+const displayNames = new Map<string, Intl.DisplayNames>();
+function namesIn(language: Language, style: "long" | "short"): Intl.DisplayNames {
+  const key = `${language}:${style}`;
+  let names = displayNames.get(key);
+  if (!names) {
+    names = new Intl.DisplayNames(NAME_LOCALE[language], { type: "region", style, fallback: "code" });
+    displayNames.set(key, names);
+  }
+  return names;
+}
+
 /** A country's everyday name in a language. */
 export function countryName(code: string, language: Language): string {
   const everyday = EVERYDAY[language][code];
   if (everyday) return everyday;
-  const style = SHORT_FORM.has(code) ? "short" : "long";
-  return new Intl.DisplayNames(NAME_LOCALE[language], { type: "region", style, fallback: "code" }).of(code) ?? code;
+  return namesIn(language, SHORT_FORM.has(code) ? "short" : "long").of(code) ?? code;
 }
 
 /**
