@@ -7,6 +7,7 @@ import {
   ERROR_PAGE_CODES,
   englishCatalog,
   LANGUAGE_CODES,
+  type Language,
   loadCatalog,
   lookup,
 } from "../src/index.ts";
@@ -25,6 +26,10 @@ const placeholders = (text: string) => (text.match(/\{\{\w+\}\}/gu) ?? []).sort(
 const SAME_EVERYWHERE = new Set(["app.pageTitle"]);
 /** Punctuation patterns such as `mail.labelled` ("{{label}}: {{value}}") have no words to translate. */
 const hasWords = (value: string) => /\p{L}/u.test(value.replace(/\{\{\w+\}\}/gu, ""));
+/** Words a language took from English: Italian says "password" (and labels every password field so). */
+const BORROWED: Partial<Record<Language, ReadonlySet<string>>> = {
+  it: new Set(["login.password", "register.password", "setup.password", "profile.deletePassword"]),
+};
 
 const english = flatten(englishCatalog);
 
@@ -41,7 +46,7 @@ describe.each(LANGUAGE_CODES.filter((l) => l !== "en"))("catalog %s", (language)
   it("translates every value (none empty, none left in English)", () => {
     for (const [key, value] of Object.entries(flat)) {
       expect(value.trim(), key).not.toBe("");
-      if (!SAME_EVERYWHERE.has(key) && hasWords(value))
+      if (!SAME_EVERYWHERE.has(key) && !BORROWED[language]?.has(key) && hasWords(value))
         expect(value, `${language} ${key} is still English`).not.toBe(english[key]);
     }
   });
@@ -51,6 +56,116 @@ describe.each(LANGUAGE_CODES.filter((l) => l !== "en"))("catalog %s", (language)
       expect(placeholders(value), key).toEqual(placeholders(english[key] ?? ""));
   });
 });
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const ASCII_ALNUM = /[A-Za-z0-9]/u;
+
+/**
+ * ASCII punctuation set in Chinese or Japanese text, where the full-width marks belong (：，！？（）…). Placeholders
+ * and URLs are left out, and so are strings without CJK and marks between two Latin letters or digits (Wi-Fi, 3.5).
+ */
+export function asciiPunctuationInCjk(text: string): string[] {
+  const bare = text.replace(/\{\{\w+\}\}/gu, "X").replace(/https?:\/\/\S+/gu, "X");
+  if (!CJK.test(bare)) return [];
+  return [...bare.matchAll(/\.\.\.|[:,!?();]/gu)]
+    .filter((m) => {
+      const before = bare[(m.index ?? 0) - 1] ?? "";
+      const after = bare[(m.index ?? 0) + m[0].length] ?? "";
+      return !(ASCII_ALNUM.test(before) && ASCII_ALNUM.test(after));
+    })
+    .map((m) => m[0]);
+}
+
+/**
+ * Punctuation by the language's own convention. Chinese and Japanese write full-width marks. Korean writes the
+ * ASCII ones (its modern orthography uses Western punctuation), so it is not checked here. French puts a
+ * no-break space before ? ! ; : and inside « », so the mark never starts a line on its own.
+ */
+describe("punctuation (issue #8: a native-language review)", () => {
+  it("finds ASCII marks in CJK text and leaves Latin, placeholders and URLs alone", () => {
+    expect(asciiPunctuationInCjk("読み込み中...")).toEqual(["..."]);
+    expect(asciiPunctuationInCjk("参照番号: {{id}}")).toEqual([":"]);
+    expect(asciiPunctuationInCjk("{{name}} ({{email}}) としてログイン")).toEqual(["(", ")"]);
+    expect(asciiPunctuationInCjk("您好, 欢迎!")).toEqual([",", "!"]);
+    expect(asciiPunctuationInCjk("Loading...")).toEqual([]);
+    expect(asciiPunctuationInCjk("Wi-Fi に再接続、https://example.com/a?b=1 を開く")).toEqual([]);
+    expect(asciiPunctuationInCjk("{{title}} | {{brand}}")).toEqual([]);
+  });
+
+  it.each(["cn", "jp"] as const)("%s uses full-width punctuation between CJK text", async (language) => {
+    const flat = flatten(await loadCatalog(language));
+    const offenders = Object.entries(flat).filter(([, value]) => asciiPunctuationInCjk(value).length > 0);
+    expect(offenders.map(([key, value]) => `${key}: ${value}`)).toEqual([]);
+  });
+
+  it("fr keeps ? ! ; : and « » with a no-break space, never an ordinary one", async () => {
+    const flat = flatten(await loadCatalog("fr"));
+    const offenders = Object.entries(flat).filter(([, value]) => / [?!;:»]|« /u.test(value));
+    expect(offenders.map(([key, value]) => `${key}: ${value}`)).toEqual([]);
+  });
+});
+
+/** Words the review found wrong, each a pattern of the whole class, not only of the key it was seen in. */
+const WRONG_WORDS: Record<Language, readonly [RegExp, string][]> = {
+  en: [],
+  es: [
+    [
+      /\b(vosotros|vuestr\w*|habéis|os\s|ordenador|introduc\w*|caducad\w*)\b/iu,
+      "Spain's forms: write neutral Latin-American Spanish",
+    ],
+    [/\b(has|hemos|han?)\s+\p{L}+(ado|ido)\b/iu, "Spain's present perfect: Latin America says 'iniciaste', 'enviamos'"],
+  ],
+  pt: [[/\bfa(zer|ça|z|ço|zendo)\s+(o\s+|seu\s+)?login\b|\bfez\s+login\b/iu, "one verb for signing in: 'Entrar'"]],
+  de: [[/Wiederherstell/u, "a link is sent to reset the password: 'Link senden', 'zurücksetzen'"]],
+  it: [],
+  fr: [[/Récupérer/u, "a link is sent to reset the password: 'Envoyer le lien', 'Réinitialiser'"]],
+  cn: [],
+  kr: [[/복구/u, "a link is sent to reset the password: '재설정'"]],
+  jp: [
+    [/復元/u, "a link is sent to reset the password: '再設定'"],
+    [/企業(アカウント|の)/u, "one word for corporate: '会社'"],
+  ],
+};
+
+/** Each language's word for a system's "user": an account is disabled, not a user. */
+const USER_WORD: Partial<Record<Language, RegExp>> = {
+  es: /usuario/iu,
+  pt: /usuário/iu,
+  it: /utente/iu,
+  fr: /utilisateur/iu,
+  de: /Benutzer\b/u,
+  cn: /用户/u,
+  jp: /ユーザー/u,
+};
+const DISABLED_KEYS = ["errors.user_disabled", "errorPage.user_disabled.body", "errorPage.social_user_disabled.body"];
+
+describe.each(LANGUAGE_CODES.filter((l) => l !== "en"))(
+  "wording of %s (issue #8: a native-language review)",
+  (language) => {
+    it("uses the words the review chose, everywhere", async () => {
+      const flat = flatten(await loadCatalog(language));
+      const offenders = Object.entries(flat).flatMap(([key, value]) =>
+        WRONG_WORDS[language].filter(([pattern]) => pattern.test(value)).map(([, why]) => `${key}: ${value} (${why})`),
+      );
+      expect(offenders).toEqual([]);
+    });
+
+    it("says an account is disabled, not 'your user'", async () => {
+      const catalog = await loadCatalog(language);
+      const word = USER_WORD[language];
+      if (!word) return;
+      for (const key of DISABLED_KEYS) expect(lookup(catalog, key), key).not.toMatch(word);
+    });
+
+    it("labels the same password field one way", async () => {
+      const catalog = await loadCatalog(language);
+      const labels = ["login.password", "register.password", "setup.password", "profile.deletePassword"].map((key) =>
+        lookup(catalog, key),
+      );
+      expect(new Set(labels).size, labels.join(" / ")).toBe(1);
+    });
+  },
+);
 
 /** Every i18n key written as a string literal in the contract and the web app must exist in English. */
 function sourceFiles(dir: string): string[] {

@@ -2,10 +2,10 @@ import {
   type BrandId,
   DEFAULT_COUNTRY,
   isBrandId,
-  LANGUAGE_CODES,
+  isLanguage,
   LANGUAGE_COOKIE,
-  LANGUAGES,
   type Language,
+  languageFromAcceptLanguage,
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
@@ -46,21 +46,6 @@ export function visitorCountry(request: FastifyRequest, source: CountrySource): 
   return country && /^[A-Z]{2}$/u.test(country) && country !== "XX" && country !== "T1" ? country : DEFAULT_COUNTRY;
 }
 
-const BY_TAG = new Map(LANGUAGE_CODES.map((code) => [LANGUAGES[code].tag.toLowerCase(), code]));
-
-/** First language of Accept-Language that we speak, by full tag or primary subtag. */
-function acceptedLanguage(request: FastifyRequest): Language | undefined {
-  const header = request.headers["accept-language"];
-  if (!header) return undefined;
-  for (const part of header.split(",")) {
-    const tag = part.split(";")[0]?.trim().toLowerCase();
-    if (!tag) continue;
-    const found = BY_TAG.get(tag) ?? BY_TAG.get(tag.split("-")[0] ?? "");
-    if (found) return found;
-  }
-  return undefined;
-}
-
 /** Language for a page: cookie, then return-URL path, then country (spec §1). */
 export function pageLanguage(request: FastifyRequest, source: CountrySource, returnTo: string | undefined): Language {
   return pickLanguage({ cookie: request.cookies[LANGUAGE_COOKIE], returnTo, country: visitorCountry(request, source) });
@@ -69,5 +54,6 @@ export function pageLanguage(request: FastifyRequest, source: CountrySource, ret
 /** Language for an API answer: cookie, then the client's Accept-Language (the SPA sends its own), then country. */
 export function apiLanguage(request: FastifyRequest, source: CountrySource): Language {
   const cookie = request.cookies[LANGUAGE_COOKIE];
-  return pickLanguage({ cookie: cookie ?? acceptedLanguage(request), country: visitorCountry(request, source) });
+  const accepted = languageFromAcceptLanguage(request.headers["accept-language"]);
+  return pickLanguage({ cookie: isLanguage(cookie) ? cookie : accepted, country: visitorCountry(request, source) });
 }

@@ -1,38 +1,14 @@
-import { createRequire } from "node:module";
 import { api, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import countries from "i18n-iso-countries";
 import type { Config } from "../config.ts";
+import { countryList } from "../countries.ts";
 import { apiLanguage } from "../http/client.ts";
 
-const require = createRequire(import.meta.url);
-/** i18n-iso-countries names its locales by ISO 639-1. */
-const LOCALE: Record<Language, string> = {
-  en: "en",
-  es: "es",
-  pt: "pt",
-  de: "de",
-  it: "it",
-  fr: "fr",
-  cn: "zh",
-  kr: "ko",
-  jp: "ja",
-};
-
-/** Every ISO 3166-1 country with its name in each language, sorted for that language; built once at start. */
+/** Every language's list, serialised once at start: the names and their order never change while we run. */
 function buildLists(): Record<Language, string> {
-  const lists = {} as Record<Language, string>;
-  for (const language of LANGUAGE_CODES) {
-    const locale = LOCALE[language];
-    countries.registerLocale(require(`i18n-iso-countries/langs/${locale}.json`));
-    const collator = new Intl.Collator(LANGUAGES[language].tag);
-    const names = countries.getNames(locale, { select: "official" });
-    const list = Object.entries(names)
-      .map(([code, name]) => ({ code, name }))
-      .sort((a, b) => collator.compare(a.name, b.name));
-    lists[language] = JSON.stringify(list);
-  }
-  return lists;
+  return Object.fromEntries(
+    LANGUAGE_CODES.map((language) => [language, JSON.stringify(countryList(language))]),
+  ) as Record<Language, string>;
 }
 
 export const countryRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {

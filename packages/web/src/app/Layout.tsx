@@ -32,14 +32,16 @@ export function Layout({ children, aside }: { children: ReactNode; aside?: React
         <a href={brand.links.terms}>{t("footer.terms")}</a>
         <a href={eulaUrl(brand, language)}>{t("footer.licence")}</a>
         <a href={brand.links.support}>{t("footer.support")}</a>
-        <label htmlFor={languageId}>{t("app.language")}</label>
-        <select id={languageId} value={language} onChange={(e) => void switchLanguage(e.target.value as Language)}>
-          {LANGUAGE_CODES.map((code) => (
-            <option key={code} value={code} lang={LANGUAGES[code].tag}>
-              {LANGUAGES[code].name}
-            </option>
-          ))}
-        </select>
+        <span className={styles.language}>
+          <label htmlFor={languageId}>{t("app.language")}</label>
+          <select id={languageId} value={language} onChange={(e) => void switchLanguage(e.target.value as Language)}>
+            {LANGUAGE_CODES.map((code) => (
+              <option key={code} value={code} lang={LANGUAGES[code].tag}>
+                {LANGUAGES[code].name}
+              </option>
+            ))}
+          </select>
+        </span>
       </footer>
     </div>
   );

@@ -5,10 +5,14 @@ import { isScreenFailure, reportError } from "../api/index.ts";
 import { ApiErrorScreen } from "../screens/system/ApiErrorScreen.tsx";
 import { CrashScreen } from "../screens/system/CrashScreen.tsx";
 import NotFound from "../screens/system/NotFound.tsx";
+import { Spinner } from "../ui/Spinner.tsx";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
 
-/** The root route: frame, a Loading... line while a route loads, and the failure screen a screen hands over. */
+/**
+ * The root route: the screen, a "Loading..." spinner floating over it while the next route loads (the screen stays
+ * where it is, so nothing jumps), and the failure screen a screen hands over.
+ */
 export function Shell() {
   const navigation = useNavigation();
   const { t } = useTranslation();
@@ -22,13 +26,8 @@ export function Shell() {
   }
   return (
     <FailureContext.Provider value={setFailure}>
-      {navigation.state === "loading" ? (
-        <Layout>
-          <p role="status">{t("app.loading")}</p>
-        </Layout>
-      ) : (
-        <Outlet />
-      )}
+      <Outlet />
+      {navigation.state === "loading" ? <Spinner label={t("app.loading")} layout="overlay" /> : null}
     </FailureContext.Provider>
   );
 }

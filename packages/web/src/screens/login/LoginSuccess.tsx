@@ -1,13 +1,18 @@
-import { ROUTES } from "@gatehouse/contract";
+import { ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { Navigate, useLoaderData } from "react-router";
+import { Link, Navigate, useLoaderData } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import type { Session } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
+import { buttonClass } from "../../ui/Button.tsx";
+import styles from "./LoginSuccess.module.css";
 
-/** Spec §2: the visualisation brand's success page, "Authentication complete" and the signed-in user. */
+/**
+ * Spec §2: the visualisation brand's success page, "Authentication complete" and the signed-in user. It is where
+ * sign-in lands without a return address, so it offers the next steps too: the brand's site, the account, sign out.
+ */
 export default function LoginSuccess() {
   const session = useLoaderData() as Session | null;
   const { brand } = useApp();
@@ -29,6 +34,15 @@ export default function LoginSuccess() {
         })}
       </p>
       <p>{t("app.closeWindow")}</p>
+      <nav className={styles.next} aria-label={t("loginSuccess.nextSteps")}>
+        <a className={buttonClass} href={brand.links.home}>
+          {t("loginSuccess.home", { brand: brand.name })}
+        </a>
+        <div className={styles.links}>
+          <Link to={routeUrl("ACCOUNT_EDIT")}>{t("loginSuccess.editAccount")}</Link>
+          <Link to={routeUrl("LOGOUT")}>{t("loginSuccess.signOut")}</Link>
+        </div>
+      </nav>
     </Layout>
   );
 }

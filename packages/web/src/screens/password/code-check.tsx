@@ -8,6 +8,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import { useFocusOnMount } from "../../ui/focus.ts";
+import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 
 export type CodeCheck = { state: "validating" } | { state: "valid" } | { state: "invalid"; reason: string };
@@ -39,7 +40,7 @@ export function CodeValidating() {
   const { t } = useTranslation();
   return (
     <Layout>
-      <p role="status">{t("reset.loading")}</p>
+      <Spinner label={t("reset.loading")} />
     </Layout>
   );
 }

@@ -57,7 +57,7 @@ export default function DeleteAccount() {
       {code && (state.kind === "INITIAL" || state.kind === "DELETING") ? (
         <>
           <p>{t("deleteAccount.question")}</p>
-          <Button onClick={() => void confirm()} disabled={state.kind === "DELETING"}>
+          <Button variant="danger" onClick={() => void confirm()} busy={state.kind === "DELETING"}>
             {state.kind === "DELETING" ? t("deleteAccount.deleting") : t("deleteAccount.confirm")}
           </Button>
         </>

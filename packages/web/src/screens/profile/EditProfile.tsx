@@ -1,12 +1,4 @@
-import {
-  type AnswerOf,
-  api,
-  checkReturnTo,
-  LANGUAGES,
-  type Language,
-  ProfileBody,
-  routeUrl,
-} from "@gatehouse/contract";
+import { type AnswerOf, api, checkReturnTo, ProfileBody, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type MouseEvent, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -22,6 +14,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
+import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
 
@@ -68,12 +61,8 @@ export default function EditProfile() {
     if (isDirty && !window.confirm(t("profile.leaveWarning"))) event.preventDefault();
   };
 
-  const options = useMemo(() => {
-    const collator = new Intl.Collator(LANGUAGES[i18n.language as Language]?.tag ?? "en");
-    return [...countries]
-      .sort((a, b) => collator.compare(a.name, b.name))
-      .map((c) => ({ value: c.code, label: c.name }));
-  }, [countries, i18n.language]);
+  // In the server's order: the way people look for names in this language (Register says why).
+  const options = useMemo(() => countries.map((c) => ({ value: c.code, label: c.name })), [countries]);
 
   const onSubmit = form.handleSubmit(async (values) => {
     setError(undefined);
@@ -91,10 +80,7 @@ export default function EditProfile() {
 
   if (!profile) {
     return (
-      <Layout>
-        <p role="status">{t("profile.loading")}</p>
-        {error ? <Alert kind="error">{tk(error)}</Alert> : null}
-      </Layout>
+      <Layout>{error ? <Alert kind="error">{tk(error)}</Alert> : <Spinner label={t("profile.loading")} />}</Layout>
     );
   }
   const showCustomerNumber = !brand.traits.hideCustomerNumber && profile.customerNumber !== "";
@@ -198,7 +184,7 @@ function DeleteRequest({ email, withPassword }: { email: string; withPassword: b
             />
           ) : null}
           {!withPassword && state.kind === "error" ? <Alert kind="error">{tk(state.key)}</Alert> : null}
-          <Button type="submit" variant="secondary" disabled={state.kind === "busy"}>
+          <Button type="submit" variant="danger" busy={state.kind === "busy"}>
             {t("profile.deleteRequest")}
           </Button>
         </form>

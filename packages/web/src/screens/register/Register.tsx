@@ -1,4 +1,4 @@
-import { api, LANGUAGES, type Language, RegisterBody, registerHeadingFor, routeUrl } from "@gatehouse/contract";
+import { api, type Language, RegisterBody, registerHeadingFor, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -87,12 +87,9 @@ export default function Register() {
   const password = form.watch("password") ?? "";
 
   const language = i18n.language as Language;
-  const sortedCountries = useMemo(() => {
-    const collator = new Intl.Collator(LANGUAGES[language]?.tag ?? "en");
-    return [...countries]
-      .sort((a, b) => collator.compare(a.name, b.name))
-      .map((c) => ({ value: c.code, label: c.name }));
-  }, [countries, language]);
+  // The server sends the list in the order people look for names in this language (kanji by reading in
+  // Japanese, which no Intl.Collator does), so it is shown as it comes.
+  const sortedCountries = useMemo(() => countries.map((c) => ({ value: c.code, label: c.name })), [countries]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the names come in the UI language, so a switch refetches.
   useEffect(() => {

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
 import { Layout } from "../../app/Layout.tsx";
 import { usePageTitle } from "../../app/title.ts";
+import { buttonClass } from "../../ui/Button.tsx";
 
 /** Unknown routes, and routes whose screens belong to later work (spec §2). */
 export default function NotFound() {
@@ -12,7 +13,9 @@ export default function NotFound() {
     <Layout>
       <h1>{t("notFound.heading")}</h1>
       <p>{t("notFound.body")}</p>
-      <Link to={ROUTES.LOGIN.path}>{t("notFound.home")}</Link>
+      <Link className={buttonClass} to={ROUTES.LOGIN.path}>
+        {t("notFound.home")}
+      </Link>
     </Layout>
   );
 }
