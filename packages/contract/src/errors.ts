@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   code_invalid: 404,
   code_expired: 410,
   code_used: 410,
+  /** A newer link of the same kind retired this one (decisions.md "Activation links"). */
+  code_superseded: 410,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

@@ -1,6 +1,6 @@
 import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
-import { consumeCode, issueCode } from "../codes/codes.ts";
+import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/codes.ts";
 import { queueMail, queueUserMail } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
@@ -60,9 +60,9 @@ export async function deleteAccount(
   code: string,
   publicUrl: URL,
   now = Date.now(),
-): Promise<{ ok: true } | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" }> {
+): Promise<{ ok: true } | { ok: false; refusal: CodeRefusal }> {
   const used = await consumeCode(db, code, "deletion", now);
-  if (!used.ok) return { ok: false, refusal: `code_${used.status}` as const };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const farewell = renderMail({

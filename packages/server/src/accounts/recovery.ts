@@ -6,7 +6,16 @@ import {
   routeUrl,
 } from "@gatehouse/contract";
 import type { z } from "zod";
-import { type CodeStatus, codeHash, codeStatus, consumeCode, decoyCodeWork, issueCode } from "../codes/codes.ts";
+import {
+  type CodeRefusal,
+  type CodeStatus,
+  codeHash,
+  codeRefusal,
+  codeStatus,
+  consumeCode,
+  decoyCodeWork,
+  issueCode,
+} from "../codes/codes.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
 import { codesStore } from "../store/codes.ts";
@@ -74,8 +83,7 @@ export async function passwordCodeStatus(db: Db, code: string, now = Date.now())
   return codeStatus(db, code, "password_reset", now);
 }
 
-export type PasswordRefusal = "common_password" | "code_invalid" | "code_expired" | "code_used";
-const CODE_REFUSAL = { invalid: "code_invalid", expired: "code_expired", used: "code_used" } as const;
+export type PasswordRefusal = "common_password" | CodeRefusal;
 
 /** Sets a new password: hash, no pending update, no sign-in block, and every session ends (ASVS 7.4.3). */
 async function replacePassword(
@@ -105,7 +113,7 @@ export async function resetPassword(
 ): Promise<{ ok: true; userId: string } | { ok: false; refusal: PasswordRefusal }> {
   if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
   const used = await consumeCode(db, code, "password_reset", now);
-  if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   await db.transaction().execute(async (trx) => {
@@ -127,7 +135,7 @@ export async function setupPassword(
 ): Promise<{ ok: true; user: UserRow } | { ok: false; refusal: PasswordRefusal }> {
   if (isCommonPassword(password)) return { ok: false, refusal: "common_password" };
   const used = await consumeCode(db, code, "password_setup", now);
-  if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const status = user.status === "disabled" ? "disabled" : "active";

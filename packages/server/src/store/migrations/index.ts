@@ -4,6 +4,7 @@ import * as registration from "./002-registration.ts";
 import * as passwords from "./003-passwords.ts";
 import * as audit from "./004-audit.ts";
 import * as rateLimits from "./005-rate-limits.ts";
+import * as supersededCodes from "./006-superseded-codes.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "003-passwords": passwords,
   "004-audit": audit,
   "005-rate-limits": rateLimits,
+  "006-superseded-codes": supersededCodes,
 };
 
 export const migrationProvider: MigrationProvider = {
