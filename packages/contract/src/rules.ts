@@ -37,6 +37,18 @@ export const registerPasswordRule = z
   .refine((value) => textLength(value) >= PASSWORD_LIMITS.registerMin, { error: "validation.password.registerMin" })
   .refine((value) => textLength(value) <= PASSWORD_LIMITS.registerMax, { error: "validation.password.registerMax" });
 
+/**
+ * What registration's password field lists (spec §5: 8–64 characters). The server also refuses common
+ * passwords there; the field says so in a hint, since no checklist can tick that off as one types.
+ */
+export const REGISTER_PASSWORD_CHECKS = [
+  {
+    key: "passwordRules.registerLength",
+    params: { min: PASSWORD_LIMITS.registerMin, max: PASSWORD_LIMITS.registerMax },
+    test: (v: string) => textLength(v) >= PASSWORD_LIMITS.registerMin && textLength(v) <= PASSWORD_LIMITS.registerMax,
+  },
+] as const;
+
 /** The "Your password should contain" checklist of spec §5, in display order. */
 export const NEW_PASSWORD_CHECKS = [
   { key: "passwordRules.cases", test: (v: string) => /\p{Ll}/u.test(v) && /\p{Lu}/u.test(v) },

@@ -368,7 +368,11 @@ describe("POST /api/account/resend_activation", () => {
     );
     expect(retired.temporary).toBe(false);
     expect((await c.post("/api/account/activate", { activationCode: newCode })).status).toBe(200);
-    expectErrorObject(await c.post("/api/account/activation/login", { activationCode: firstCode }), 410, "code_superseded");
+    expectErrorObject(
+      await c.post("/api/account/activation/login", { activationCode: firstCode }),
+      410,
+      "code_superseded",
+    );
     expectErrorObject(await c.post("/api/account/activate", { activationCode: newCode }), 410, "code_used");
   });
 });

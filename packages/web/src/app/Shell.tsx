@@ -1,6 +1,6 @@
-import { useState } from "react";
+import { Activity, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { isRouteErrorResponse, Outlet, useNavigation, useRevalidator, useRouteError } from "react-router";
+import { isRouteErrorResponse, Outlet, useLocation, useNavigation, useRevalidator, useRouteError } from "react-router";
 import { isScreenFailure, reportError } from "../api/index.ts";
 import { ApiErrorScreen } from "../screens/system/ApiErrorScreen.tsx";
 import { CrashScreen } from "../screens/system/CrashScreen.tsx";
@@ -8,27 +8,33 @@ import NotFound from "../screens/system/NotFound.tsx";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
 
-/** The root route: frame, a Loading... line while a route loads, and the failure screen a screen hands over. */
+/**
+ * The root route: frame, a Loading... line while another screen loads, and the failure screen a screen hands
+ * over. The screen stays mounted (hidden) under the failure screen and while its own URL changes (a registration
+ * step, a query), so what the person typed survives a retry and a step (issue #8).
+ */
 export function Shell() {
   const navigation = useNavigation();
+  const location = useLocation();
   const { t } = useTranslation();
   const [failure, setFailure] = useState<unknown>();
-  if (failure !== undefined) {
-    return (
-      <Layout>
-        <ApiErrorScreen error={failure} onRetry={() => setFailure(undefined)} />
-      </Layout>
-    );
-  }
+  const leaving = navigation.state === "loading" && navigation.location.pathname !== location.pathname;
   return (
     <FailureContext.Provider value={setFailure}>
-      {navigation.state === "loading" ? (
+      {failure !== undefined ? (
         <Layout>
-          <p role="status">{t("app.loading")}</p>
+          <ApiErrorScreen error={failure} onRetry={() => setFailure(undefined)} />
         </Layout>
-      ) : (
-        <Outlet />
-      )}
+      ) : null}
+      <Activity mode={failure === undefined ? "visible" : "hidden"}>
+        {leaving ? (
+          <Layout>
+            <p role="status">{t("app.loading")}</p>
+          </Layout>
+        ) : (
+          <Outlet />
+        )}
+      </Activity>
     </FailureContext.Provider>
   );
 }

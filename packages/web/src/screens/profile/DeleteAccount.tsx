@@ -1,11 +1,12 @@
-import { api, ROUTES } from "@gatehouse/contract";
+import { api, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { type ApiError, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -17,8 +18,7 @@ type State = { kind: "INITIAL" | "DELETING" | "OK" } | { kind: "ERROR"; key: str
 
 /** /account/delete?code= (spec §2 "Delete account", §4: INITIAL becomes OK or an error). */
 export default function DeleteAccount() {
-  const [params] = useSearchParams();
-  const code = params.get("code");
+  const code = useMailedCode();
   const { brand } = useApp();
   const { t } = useTranslation();
   const tk = useT();
@@ -42,8 +42,11 @@ export default function DeleteAccount() {
     }
   };
 
+  // A missing, unknown, expired, used or replaced link is mended by asking again from Edit account.
+  const newLink = !code || (state.kind === "ERROR" && state.key.startsWith("errors.code_"));
   const links = (
     <nav className={styles.links}>
+      {newLink ? <Link to={routeUrl("ACCOUNT_EDIT")}>{t("deleteAccount.requestNew")}</Link> : null}
       <a href={brand.links.support}>{t("deleteAccount.customerService")}</a>
       <Link to={ROUTES.LOGIN.path}>{t("deleteAccount.signIn")}</Link>
     </nav>
