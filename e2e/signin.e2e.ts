@@ -108,13 +108,13 @@ describe("sign-in", () => {
     const alert = page.getByRole("alert").filter({ hasText: "temporarily unavailable" });
     await alert.waitFor();
     expect(await alert.getByRole("link", { name: "Forgot your password?" }).isVisible()).toBe(true);
-    // The message names "Forgot your password?" once, and those words are the link, in every language.
+    // "Forgot your password?" shows once on the page: the message's own words are the link, in every language.
     const language = page.getByRole("combobox").last();
     for (const code of LANGUAGE_CODES) {
       const catalog = await loadCatalog(code);
       await language.selectOption(code);
       await page.getByRole("link", { name: catalog.login.createAccount }).waitFor();
-      const text = (await page.getByRole("alert").textContent()) ?? "";
+      const text = (await page.getByRole("main").textContent()) ?? "";
       expect(text.split(catalog.login.forgotPassword).length - 1, code).toBe(1);
       expect(await page.getByRole("alert").getByRole("link", { name: catalog.login.forgotPassword }).count()).toBe(1);
     }

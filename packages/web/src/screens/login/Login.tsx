@@ -125,7 +125,7 @@ export default function Login() {
       {notice?.kind === "error" ? <Alert kind="error">{tk(notice.code)}</Alert> : null}
       {notice?.kind === "blocked" ? (
         <Alert kind="error">
-          {/* The message names "Forgot your password?"; those words are the link, said once. */}
+          {/* The message names "Forgot your password?": those words are the link. */}
           <p>
             <Trans
               i18nKey="login.blocked"
@@ -164,11 +164,14 @@ export default function Login() {
           value={password}
           {...form.register("password")}
         />
-        <div className={styles.links}>
-          <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
-            {t("login.forgotPassword")}
-          </Link>
-        </div>
+        {/* While blocked, the message above carries "Forgot your password?" as its link: said once on the page. */}
+        {notice?.kind === "blocked" ? null : (
+          <div className={styles.links}>
+            <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
+              {t("login.forgotPassword")}
+            </Link>
+          </div>
+        )}
         <Button type="submit" disabled={busy}>
           {t("login.submit")}
         </Button>

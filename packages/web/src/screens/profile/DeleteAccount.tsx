@@ -9,7 +9,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
-import { Button } from "../../ui/Button.tsx";
+import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
@@ -46,7 +46,6 @@ export default function DeleteAccount() {
   const newLink = !code || (state.kind === "ERROR" && state.key.startsWith("errors.code_"));
   const links = (
     <nav className={styles.links}>
-      {newLink ? <Link to={routeUrl("ACCOUNT_EDIT")}>{t("deleteAccount.requestNew")}</Link> : null}
       <a href={brand.links.support}>{t("deleteAccount.customerService")}</a>
       <Link to={ROUTES.LOGIN.path}>{t("deleteAccount.signIn")}</Link>
     </nav>
@@ -72,6 +71,11 @@ export default function DeleteAccount() {
           <p>{tk(state.key)}</p>
           {state.guid ? <p>{t("app.ref", { id: state.guid })}</p> : null}
         </Alert>
+      ) : null}
+      {newLink ? (
+        <Link className={secondaryButtonClass} to={routeUrl("ACCOUNT_EDIT")}>
+          {t("deleteAccount.requestNew")}
+        </Link>
       ) : null}
       {links}
     </Layout>
