@@ -38,6 +38,19 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(ERROR_STATUS, value);
 }
 
+/** The refusals of a mailed link's code: unknown, expired, used, or replaced by a newer link. A new link mends them. */
+export const CODE_ERRORS = [
+  "code_invalid",
+  "code_expired",
+  "code_used",
+  "code_superseded",
+] as const satisfies readonly ErrorCode[];
+
+/** Whether an i18n key (`errors.<code>`) names one of the code refusals. */
+export function isCodeErrorKey(key: string): boolean {
+  return CODE_ERRORS.some((code) => key === `errors.${code}`);
+}
+
 /** Codes the generic error page (/error?error_code=) knows by name (spec §2). */
 export const ERROR_PAGE_CODES = [
   "internal_server_error",

@@ -1,4 +1,4 @@
-import { type api, ROUTES } from "@gatehouse/contract";
+import { type api, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -43,7 +43,7 @@ export function useActivation(
 }
 
 /** Outcomes a fresh link mends: no code, or a code that is unknown, expired, used or replaced. */
-const mendedByNewLink = (code: string) => code === "activate.invalidLink" || code.startsWith("errors.code_");
+const mendedByNewLink = (code: string) => code === "activate.invalidLink" || isCodeErrorKey(code);
 
 /**
  * A failed activation (spec §2 "Activation result": the message plus a reference id) and a way forward: a new

@@ -1,4 +1,4 @@
-import { api, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
+import { api, isCodeErrorKey, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -57,7 +57,7 @@ export default function Reset() {
     return <CodeValidating />;
   }
   // A code refused at submit (used in another tab, replaced by a newer link) gets the same screen as at load.
-  if (failure?.key.startsWith("errors.code_"))
+  if (failure && isCodeErrorKey(failure.key))
     return <CodeProblem reason={failure.key} guid={failure.guid} returnTo={returnTo} takeFocus />;
   if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} returnTo={returnTo} />;
   if (done) {

@@ -1,5 +1,6 @@
 import {
   api,
+  isCodeErrorKey,
   MARKETING_SOURCES,
   OPTION_PROPER_NAMES,
   PLATFORMS,
@@ -87,8 +88,7 @@ export default function Setup() {
     return <CodeValidating />;
   }
   // A code refused at submit (used in another tab, replaced by a newer link) gets the same screen as at load.
-  if (failure?.key.startsWith("errors.code_"))
-    return <CodeProblem reason={failure.key} guid={failure.guid} takeFocus />;
+  if (failure && isCodeErrorKey(failure.key)) return <CodeProblem reason={failure.key} guid={failure.guid} takeFocus />;
   if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} />;
   if (done) {
     return (

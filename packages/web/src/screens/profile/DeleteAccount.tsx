@@ -1,4 +1,4 @@
-import { api, ROUTES, routeUrl } from "@gatehouse/contract";
+import { api, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -43,7 +43,7 @@ export default function DeleteAccount() {
   };
 
   // A missing, unknown, expired, used or replaced link is mended by asking again from Edit account.
-  const newLink = !code || (state.kind === "ERROR" && state.key.startsWith("errors.code_"));
+  const newLink = !code || (state.kind === "ERROR" && isCodeErrorKey(state.key));
   const links = (
     <nav className={styles.links}>
       <a href={brand.links.support}>{t("deleteAccount.customerService")}</a>
