@@ -153,7 +153,7 @@ describe("passwords", () => {
     await first.context.close();
   });
 
-  it("shows an invalid reset link with a Request a new one button", async () => {
+  it("shows an invalid reset link with its reference and a Request a new one button", async () => {
     const { page, context } = await visit(
       fx.browser,
       `/account/password-reset?code=${"x".repeat(43)}`,
@@ -161,8 +161,68 @@ describe("passwords", () => {
       fx.service.baseUrl,
     );
     await page.getByText("This link is not valid. Please request a new one.").waitFor();
+    // Spec §2: "An invalid code shows the error with a reference".
+    await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
     await page.getByRole("link", { name: "Request a new one" }).click();
     await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await context.close();
+  });
+
+  it("shows an invalid set-up link with its reference and a way to a new one", async () => {
+    const { page, context } = await visit(
+      fx.browser,
+      `/account/password-setup?code=${"s".repeat(43)}`,
+      {},
+      fx.service.baseUrl,
+    );
+    await page.getByText("This link is not valid. Please request a new one.").waitFor();
+    await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
+    expect(await page.getByRole("link", { name: "Back to sign in" }).isVisible()).toBe(true);
+    // Recovery mails an invited account a fresh set-up link.
+    await page.getByRole("link", { name: "Request a new one" }).click();
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await context.close();
+  });
+
+  it("says an older reset link was replaced by a newer one", async () => {
+    const email = uniqueEmail("replaced");
+    await create(email);
+    const { page, context } = await visit(fx.browser, "/account/recover", {}, fx.service.baseUrl);
+    for (let i = 0; i < 2; i++) {
+      await page.goto("/account/recover");
+      await page.getByLabel("Email").fill(email);
+      await page.getByRole("button", { name: "Recover" }).click();
+      await page.getByRole("heading", { name: "Thank you" }).waitFor();
+    }
+    const mails = () => fx.smtp.received.filter((m) => m.to.includes(email));
+    await expect.poll(() => mails().length, { timeout: 15_000 }).toBe(2);
+    const older = linkIn(mails()[0] as never, "/account/password-reset");
+    await page.goto(older.pathname + older.search);
+    await page
+      .getByText("This link was replaced by a newer one. Please use the link in the most recent email we sent you.")
+      .waitFor();
+    await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
+    expect(await page.getByRole("link", { name: "Request a new one" }).isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it("after a change, signs out and shows the sign-in page, as it says; the new password signs back in", async () => {
+    const email = uniqueEmail("redirect");
+    await create(email);
+    const start = `/account/password-change?return_to=${encodeURIComponent("/profile/edit")}`;
+    const { page, context } = await visit(fx.browser, start, {}, fx.service.baseUrl);
+    await signIn(page, email, OLD);
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    await page.getByLabel("Current password", { exact: true }).fill(OLD);
+    await page.getByLabel("New password", { exact: true }).fill(NEW);
+    await page.getByRole("button", { name: "Change Password" }).click();
+    await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(new URL(page.url()).searchParams.get("return_to")).toBe("/profile/edit");
+    expect((await page.request.get(`${fx.service.baseUrl}/api/session`)).status()).toBe(401);
+    expect((await signIn(page, email, NEW)).status()).toBe(200);
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
     await context.close();
   });
 });

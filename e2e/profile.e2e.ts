@@ -1,3 +1,4 @@
+import { DatabaseSync } from "node:sqlite";
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
@@ -70,6 +71,80 @@ describe("profile", () => {
     await context.close();
   });
 
+  it("keeps unsaved edits across a language switch, and saves them after", async () => {
+    const email = uniqueEmail("switch");
+    const { page, context } = await signedInOnProfile(email);
+    await page.getByLabel("First name").fill("Noor Amal");
+    await page.getByLabel("Last name").fill("Haddad-Lind");
+    await page.getByRole("combobox", { name: "Country" }).selectOption("BE");
+    const language = page.getByRole("combobox", { name: "Language" });
+    await language.selectOption("de");
+    await page.getByRole("heading", { name: "Konto bearbeiten" }).waitFor();
+    // The country names come again in German; the chosen country and the typed names stay.
+    await page.getByRole("option", { name: "Belgien" }).waitFor({ state: "attached" });
+    expect(await page.getByLabel("Vorname").inputValue()).toBe("Noor Amal");
+    expect(await page.getByLabel("Nachname").inputValue()).toBe("Haddad-Lind");
+    expect(await page.getByRole("combobox", { name: "Land" }).inputValue()).toBe("BE");
+    await page.getByRole("combobox", { name: "Sprache" }).selectOption("en");
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    expect(await page.getByLabel("First name").inputValue()).toBe("Noor Amal");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Your profile was updated!").waitFor();
+    await page.reload();
+    await page.getByLabel("Last name").waitFor();
+    expect(await page.getByLabel("Last name").inputValue()).toBe("Haddad-Lind");
+    await context.close();
+  });
+
+  it("keeps the form when a save fails (offline), says so under the button, and saves on retry", async () => {
+    const email = uniqueEmail("offline");
+    const { page, context } = await signedInOnProfile(email);
+    await page.getByLabel("First name").fill("Nadia");
+    await page.getByRole("combobox", { name: "Country" }).selectOption("FR");
+    await context.setOffline(true);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const failure = page.getByRole("alert").filter({ hasText: "Your changes could not be saved." });
+    await failure.waitFor();
+    await failure.getByText("No Internet connection.", { exact: false }).waitFor();
+    // Still the form, with what was typed: no error screen in its place.
+    expect(await page.getByRole("heading", { name: "Oops... what a mess." }).count()).toBe(0);
+    expect(await page.getByLabel("First name").inputValue()).toBe("Nadia");
+    expect(await page.getByRole("combobox", { name: "Country" }).inputValue()).toBe("FR");
+    await expectAccessible(page);
+    await screenshot(page, "profile-save-failed");
+    await context.setOffline(false);
+    await failure.getByRole("button", { name: "Try again" }).click();
+    await page.getByText("Your profile was updated!").waitFor();
+    await page.reload();
+    await page.getByLabel("First name").waitFor();
+    expect(await page.getByLabel("First name").inputValue()).toBe("Nadia");
+    expect(await page.getByRole("combobox", { name: "Country" }).inputValue()).toBe("FR");
+    await context.close();
+  });
+
+  it("keeps the form when the server fails a save (5xx), with the reference, and saves on retry", async () => {
+    const email = uniqueEmail("fivexx");
+    const { page, context } = await signedInOnProfile(email);
+    await page.getByLabel("Last name").fill("Okafor");
+    // A real server failure: another process holds the database's write lock, so the save fails with a 500.
+    const lock = new DatabaseSync(fx.service.databaseUrl.replace(/^sqlite:/u, ""));
+    lock.exec("BEGIN IMMEDIATE");
+    try {
+      await page.getByRole("button", { name: "Save changes" }).click();
+      const failure = page.getByRole("alert").filter({ hasText: "Your changes could not be saved." });
+      await failure.waitFor();
+      await failure.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
+      expect(await page.getByRole("heading", { name: "Oops... what a mess." }).count()).toBe(0);
+      expect(await page.getByLabel("Last name").inputValue()).toBe("Okafor");
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByText("Your profile was updated!").waitFor();
+    await context.close();
+  });
+
   it("requests deletion with the password, opens the mailed link, deletes, and sign-in fails as for an unknown address", async () => {
     const email = uniqueEmail("delete");
     const { page, context } = await signedInOnProfile(email);
@@ -95,12 +170,18 @@ describe("profile", () => {
     await context.close();
   });
 
-  it("says Invalid delete account link. without a code, and Something went wrong. for a used one", async () => {
+  it("says Invalid delete account link. without a code, and Something went wrong. for a used one, each with a way to a new link", async () => {
     const { page, context } = await visit(fx.browser, "/account/delete", {}, fx.service.baseUrl);
     await page.getByText("Invalid delete account link.").waitFor();
+    expect(await page.getByRole("link", { name: "Request a new link" }).getAttribute("href")).toBe("/profile/edit");
     await page.goto(`/account/delete?code=${"z".repeat(43)}`);
     await page.getByRole("button", { name: "Delete all data" }).click();
     await page.getByText("Something went wrong.").waitFor();
+    await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
+    await page.getByRole("link", { name: "Request a new link" }).click();
+    // Deletion is asked for from Edit account, which needs a sign-in first.
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    expect(new URL(page.url()).searchParams.get("return_to")).toContain("/profile/edit");
     await context.close();
   });
 });

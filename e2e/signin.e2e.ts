@@ -1,6 +1,18 @@
+import { LANGUAGE_CODES, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admin, baseUrl, createPerson, launch, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+import {
+  admin,
+  baseUrl,
+  createPerson,
+  expectAccessible,
+  launch,
+  screenshot,
+  signIn,
+  stubExternalSites,
+  uniqueEmail,
+  visit,
+} from "./support.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -96,6 +108,18 @@ describe("sign-in", () => {
     const alert = page.getByRole("alert").filter({ hasText: "temporarily unavailable" });
     await alert.waitFor();
     expect(await alert.getByRole("link", { name: "Forgot your password?" }).isVisible()).toBe(true);
+    // "Forgot your password?" shows once on the page: the message's own words are the link, in every language.
+    const language = page.getByRole("combobox").last();
+    for (const code of LANGUAGE_CODES) {
+      const catalog = await loadCatalog(code);
+      await language.selectOption(code);
+      await page.getByRole("link", { name: catalog.login.createAccount }).waitFor();
+      const text = (await page.getByRole("main").textContent()) ?? "";
+      expect(text.split(catalog.login.forgotPassword).length - 1, code).toBe(1);
+      expect(await page.getByRole("alert").getByRole("link", { name: catalog.login.forgotPassword }).count()).toBe(1);
+    }
+    await language.selectOption("en");
+    await alert.waitFor();
     expect((await signIn(page, email, PASSWORD)).status()).toBe(429);
 
     expect(await admin("user:unlock", "--email", email)).toContain("unlocked");
@@ -115,6 +139,67 @@ describe("sign-in", () => {
     expect(await password.getAttribute("type")).toBe("text");
     await page.getByRole("button", { name: "Hide password" }).click();
     expect(await password.getAttribute("type")).toBe("password");
+    await context.close();
+  });
+
+  it("keeps the show/hide button clear of the typed password, in every language, on a phone", async () => {
+    const { page, context } = await visit(browser, "/");
+    await page.setViewportSize({ width: 390, height: 844 });
+    const password = page.locator("input[autocomplete=current-password]");
+    await password.fill("Granite-Kettle-58-and-a-long-tail");
+    for (const code of LANGUAGE_CODES) {
+      const catalog = await loadCatalog(code);
+      await page.getByRole("combobox").last().selectOption(code);
+      const toggle = page.getByRole("button", { name: catalog.field.showPassword, exact: true });
+      await toggle.waitFor();
+      const text = await password.evaluate((el) => {
+        const box = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        return { right: box.right - Number.parseFloat(style.paddingRight) - Number.parseFloat(style.borderRightWidth) };
+      });
+      const inputBox = await password.boundingBox();
+      const button = await toggle.boundingBox();
+      if (!inputBox || !button) throw new Error("no layout");
+      // The text area ends where the button begins, and the button sits inside the field.
+      expect(button.x, code).toBeGreaterThanOrEqual(text.right - 0.5);
+      expect(button.x + button.width, code).toBeLessThanOrEqual(inputBox.x + inputBox.width + 0.5);
+      expect(button.width, code).toBeGreaterThanOrEqual(24);
+      await toggle.click();
+      await page.getByRole("button", { name: catalog.field.hidePassword, exact: true }).click();
+      if (code === "fr" || code === "de") await screenshot(page, `login-phone-${code}`);
+    }
+    await context.close();
+  });
+
+  it("gives every error screen a way forward: the error page, and the retry screen, which keeps the form", async () => {
+    const { page, context } = await visit(browser, "/error?error_code=legacy_token_error&error_id=abc-123");
+    await page.getByRole("heading", { name: "Sign-in failed" }).waitFor();
+    await page.getByText("Ref: abc-123").waitFor();
+    await page.getByRole("link", { name: "Back to sign in" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+
+    await page.goto("/account/recover");
+    await page.getByLabel("Email").fill("kept@example.com");
+    await context.setOffline(true);
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByRole("heading", { name: "Oops... what a mess." }).waitFor();
+    await page.getByText("No Internet connection.", { exact: false }).waitFor();
+    expect(await page.getByRole("link", { name: "Back to sign in" }).isVisible()).toBe(true);
+    await expectAccessible(page);
+    await context.setOffline(false);
+    await page.getByRole("button", { name: "Try again" }).click();
+    // Back on the form, as it was.
+    expect(await page.getByLabel("Email").inputValue()).toBe("kept@example.com");
+    await page.getByRole("button", { name: "Recover" }).click();
+    await page.getByRole("heading", { name: "Thank you" }).waitFor();
+
+    await page.goto("/account/recover");
+    await context.setOffline(true);
+    await page.getByLabel("Email").fill("out@example.com");
+    await page.getByRole("button", { name: "Recover" }).click();
+    await context.setOffline(false);
+    await page.getByRole("link", { name: "Back to sign in" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     await context.close();
   });
 

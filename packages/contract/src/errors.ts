@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   code_invalid: 404,
   code_expired: 410,
   code_used: 410,
+  /** A newer link of the same kind retired this one (decisions.md "Activation links"). */
+  code_superseded: 410,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
@@ -50,6 +52,19 @@ export type PasswordPolicyCode = (typeof PASSWORD_POLICY_CODES)[number];
 
 export function isPasswordPolicyCode(value: unknown): value is PasswordPolicyCode {
   return (PASSWORD_POLICY_CODES as readonly unknown[]).includes(value);
+}
+
+/** The refusals of a mailed link's code: unknown, expired, used, or replaced by a newer link. A new link mends them. */
+export const CODE_ERRORS = [
+  "code_invalid",
+  "code_expired",
+  "code_used",
+  "code_superseded",
+] as const satisfies readonly ErrorCode[];
+
+/** Whether an i18n key (`errors.<code>`) names one of the code refusals. */
+export function isCodeErrorKey(key: string): boolean {
+  return CODE_ERRORS.some((code) => key === `errors.${code}`);
 }
 
 /** Codes the generic error page (/error?error_code=) knows by name (spec §2). */

@@ -45,12 +45,13 @@ export const registerPasswordRule = z
 export const REGISTER_PASSWORD_CHECKS = [
   {
     key: "passwordRules.registerLength",
+    params: { min: PASSWORD_LIMITS.registerMin, max: PASSWORD_LIMITS.registerMax },
     test: (v: string) => textLength(v) >= PASSWORD_LIMITS.registerMin && textLength(v) <= PASSWORD_LIMITS.registerMax,
   },
 ] as const;
 
 /** The hint that names what the server's password policy refuses, for every password form. */
-export const PASSWORD_POLICY_HINT = "passwordRules.notGuessable";
+export const PASSWORD_POLICY_HINT = "passwordRules.registerAvoid";
 
 /** The "Your password should contain" checklist of spec §5, in display order. */
 export const NEW_PASSWORD_CHECKS = [

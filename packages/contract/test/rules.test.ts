@@ -101,7 +101,7 @@ describe("password rules", () => {
         expect(listed).toBe(registerPasswordRule.safeParse(value).success);
       }),
     );
-    expect(PASSWORD_POLICY_HINT).toBe("passwordRules.notGuessable");
+    expect(PASSWORD_POLICY_HINT).toBe("passwordRules.registerAvoid");
     expect(PASSWORD_POLICY_CODES).toEqual(["weak_password", "context_password", "common_password"]);
   });
 

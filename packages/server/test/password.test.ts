@@ -110,7 +110,9 @@ describe("reset", () => {
     const c = await client();
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
     expect((await c.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid" });
-    expect((await c.get(`/api/account/recover/${"x".repeat(43)}`)).json).toEqual({ status: "invalid" });
+    const invalid = (await c.get(`/api/account/recover/${"x".repeat(43)}`)).json;
+    // An unusable code carries a reference for its page (spec §2 "with a reference").
+    expect(invalid).toEqual({ status: "invalid", guid: expect.stringMatching(/^[0-9a-f-]{36}$/u) });
     expect(await passwordCodeStatus(fx.server.app.db, code, Date.now() + PASSWORD_RESET_TTL_MS + 1)).toBe("expired");
   });
 
@@ -148,6 +150,25 @@ describe("reset", () => {
     expect((await (await client()).login("reset@example.com", NEW)).status).toBe(200);
     const notice = await nextMail("reset@example.com", 2);
     expect(notice.text).toContain("password of your Gatehouse account was just changed");
+  });
+
+  it("says an older reset link was replaced by a newer one, and only the newest works", async () => {
+    await person("twolinks@example.com");
+    const older = await resetCode("twolinks@example.com", 1);
+    const newer = await resetCode("twolinks@example.com", 2);
+    const c = await client();
+    const status = (await c.get(`/api/account/recover/${older}`)).json;
+    expect(status).toEqual({ status: "superseded", guid: expect.stringMatching(/^[0-9a-f-]{36}$/u) });
+    const refused = expectErrorObject(
+      await c.post("/api/account/reset_password", { code: older, password: NEW }),
+      410,
+      "code_superseded",
+    );
+    expect(refused.temporary).toBe(false);
+    expect((await c.post("/api/account/reset_password", { code: newer, password: NEW })).status).toBe(200);
+    // Once the newest is used, the older still tells the truth about itself, and the newest says used.
+    expect((await c.get(`/api/account/recover/${older}`)).json.status).toBe("superseded");
+    expect((await c.get(`/api/account/recover/${newer}`)).json.status).toBe("used");
   });
 
   it("refuses an expired code", async () => {
@@ -221,6 +242,23 @@ describe("set up (invited users)", () => {
       "code_used",
     );
     expect((await (await client()).login("invitee@example.com", NEW)).status).toBe(200);
+  });
+
+  it("says an invitation's set-up link was replaced when recovery mailed a fresh one", async () => {
+    expect(await runAdmin(["user:invite", "--email", "reinvite@example.com"], envOf(fx.server))).toMatchObject({
+      code: 0,
+    });
+    const older = linkIn(await nextMail("reinvite@example.com", 1), "/account/password-setup").searchParams.get("code");
+    await (await client()).post("/api/account/recover", { email: "reinvite@example.com" });
+    const newer = linkIn(await nextMail("reinvite@example.com", 2), "/account/password-setup").searchParams.get("code");
+    const c = await client();
+    expect((await c.get(`/api/account/recover/${older}`)).json.status).toBe("superseded");
+    expectErrorObject(
+      await c.post("/api/account/setup_password", { code: older, password: NEW, marketingInfo: answers }),
+      410,
+      "code_superseded",
+    );
+    expect((await c.get(`/api/account/recover/${newer}`)).json.status).toBe("valid");
   });
 
   it("refuses a reset code for set-up and a set-up code for reset", async () => {

@@ -147,6 +147,32 @@ describe.each([
     );
   });
 
+  it("says an older deletion link was replaced by a newer one", async () => {
+    await createUser(fx.server.app.db, {
+      email: "twice-delete@example.com",
+      password: PASSWORD,
+      firstName: "Two",
+      lastName: "Links",
+      countryCode: "DE",
+    });
+    const c = await signedIn("twice-delete@example.com");
+    const codes: string[] = [];
+    for (let i = 1; i <= 2; i++) {
+      expect((await c.post("/api/account/delete/request", { password: PASSWORD })).status).toBe(200);
+      await fx.server.app.services.mail.runOnce();
+      const deadline = Date.now() + 10_000;
+      const mine = () => fx.smtp.received.filter((m) => m.to.includes("twice-delete@example.com"));
+      while (mine().length < i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      codes.push(linkIn(mine()[i - 1] as never, "/account/delete").searchParams.get("code") ?? "");
+    }
+    expectErrorObject(
+      await (await client()).post("/api/account/delete", { deletionCode: codes[0] }),
+      410,
+      "code_superseded",
+    );
+    expect((await (await client()).post("/api/account/delete", { deletionCode: codes[1] })).status).toBe(200);
+  });
+
   it("deletes the account by the mailed code and leaves no trace but an anonymous audit record", async () => {
     const user = await createUser(fx.server.app.db, {
       email: "gone@example.com",

@@ -361,10 +361,21 @@ describe("POST /api/account/resend_activation", () => {
     const mails = fx.smtp.received.filter((m) => m.to.includes("again@example.com"));
     expect(mails.length).toBe(2);
     expect(fx.smtp.received.some((m) => m.to.includes("nobody-here@example.com"))).toBe(false);
-    // Only the newest link works.
+    // Only the newest link works; the older one says a newer link replaced it, before and after that one is used.
     const newCode = linkIn(mails[1] as never, "/account/activate").searchParams.get("code");
-    expectErrorObject(await c.post("/api/account/activate", { activationCode: firstCode }), 410, "code_used");
+    const retired = expectErrorObject(
+      await c.post("/api/account/activate", { activationCode: firstCode }),
+      410,
+      "code_superseded",
+    );
+    expect(retired.temporary).toBe(false);
     expect((await c.post("/api/account/activate", { activationCode: newCode })).status).toBe(200);
+    expectErrorObject(
+      await c.post("/api/account/activation/login", { activationCode: firstCode }),
+      410,
+      "code_superseded",
+    );
+    expectErrorObject(await c.post("/api/account/activate", { activationCode: newCode }), 410, "code_used");
   });
 });
 

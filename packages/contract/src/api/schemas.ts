@@ -134,7 +134,9 @@ export const ProfileBody = z.object({
 });
 
 export const RecoverBody = z.object({ email: emailRule, returnTo });
-export const CodeStatusAnswer = z.object({ status: z.enum(["valid", "invalid", "expired", "used"]) });
+export const CODE_STATUSES = ["valid", "invalid", "expired", "used", "superseded"] as const;
+/** A code that cannot be used carries a `guid` for the page's "Ref:" (spec §2), logged with its reason. */
+export const CodeStatusAnswer = z.object({ status: z.enum(CODE_STATUSES), guid: z.string().optional() });
 export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
 
 const choice = (options: readonly string[]) =>

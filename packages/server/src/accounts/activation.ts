@@ -1,20 +1,16 @@
-import { consumeCode, decoyCodeWork } from "../codes/codes.ts";
+import { type CodeRefusal, codeRefusal, consumeCode, decoyCodeWork } from "../codes/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 
-export type ActivationOutcome =
-  | { ok: true; user: UserRow }
-  | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" };
-
-const REFUSAL = { invalid: "code_invalid", expired: "code_expired", used: "code_used" } as const;
+export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: CodeRefusal };
 
 /** Uses an activation code once and makes a pending account active. A disabled account stays disabled. */
 export async function activateAccount(db: Db, code: string, now = Date.now()): Promise<ActivationOutcome> {
   const used = await consumeCode(db, code, "activation", now);
-  if (!used.ok) return { ok: false, refusal: REFUSAL[used.status] };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   if (user.status === "pending") {

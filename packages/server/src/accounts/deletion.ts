@@ -1,6 +1,6 @@
 import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
-import { consumeCode, issueCode } from "../codes/codes.ts";
+import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/codes.ts";
 import { type MailSite, mailLink } from "../mail/links.ts";
 import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
@@ -58,9 +58,9 @@ export async function deleteAccount(
   code: string,
   site: MailSite,
   now = Date.now(),
-): Promise<{ ok: true } | { ok: false; refusal: "code_invalid" | "code_expired" | "code_used" }> {
+): Promise<{ ok: true } | { ok: false; refusal: CodeRefusal }> {
   const used = await consumeCode(db, code, "deletion", now);
-  if (!used.ok) return { ok: false, refusal: `code_${used.status}` as const };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const farewell = renderMail({

@@ -7,7 +7,16 @@ import {
   routeUrl,
 } from "@gatehouse/contract";
 import type { z } from "zod";
-import { type CodeStatus, codeHash, codeStatus, consumeCode, decoyCodeWork, issueCode } from "../codes/codes.ts";
+import {
+  type CodeRefusal,
+  type CodeStatus,
+  codeHash,
+  codeRefusal,
+  codeStatus,
+  consumeCode,
+  decoyCodeWork,
+  issueCode,
+} from "../codes/codes.ts";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { closeUserSessions } from "../sessions/sessions.ts";
@@ -66,8 +75,7 @@ export async function passwordCodeStatus(db: Db, code: string, now = Date.now())
   return codeStatus(db, code, "password_reset", now);
 }
 
-export type PasswordRefusal = PasswordPolicyCode | "code_invalid" | "code_expired" | "code_used";
-const CODE_REFUSAL = { invalid: "code_invalid", expired: "code_expired", used: "code_used" } as const;
+export type PasswordRefusal = PasswordPolicyCode | CodeRefusal;
 
 /** Sets a new password: hash, no pending update, no sign-in block, and every session ends (ASVS 7.4.3). */
 async function replacePassword(
@@ -99,7 +107,7 @@ export async function resetPassword(
   const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
   if (refusal) return { ok: false, refusal };
   const used = await consumeCode(db, code, "password_reset", now);
-  if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   await db.transaction().execute(async (trx) => {
@@ -123,7 +131,7 @@ export async function setupPassword(
   const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
   if (refusal) return { ok: false, refusal };
   const used = await consumeCode(db, code, "password_setup", now);
-  if (!used.ok) return { ok: false, refusal: CODE_REFUSAL[used.status] };
+  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const status = user.status === "disabled" ? "disabled" : "active";

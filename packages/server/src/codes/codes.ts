@@ -2,9 +2,16 @@ import { hash, randomBytes, randomUUID } from "node:crypto";
 import { captchasStore } from "../store/captchas.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
-import type { CodePurpose } from "../store/schema.ts";
+import type { CodePurpose, CodeRow } from "../store/schema.ts";
 
-export type CodeStatus = "valid" | "invalid" | "expired" | "used";
+export type CodeStatus = "valid" | "invalid" | "expired" | "used" | "superseded";
+/** The error code for a code that cannot be used: `code_invalid`, `code_expired`, `code_used`, `code_superseded`. */
+export type CodeRefusal = `code_${Exclude<CodeStatus, "valid">}`;
+
+/** One mapping from a code's state to its refusal, for every kind of mailed link. */
+export function codeRefusal(status: Exclude<CodeStatus, "valid">): CodeRefusal {
+  return `code_${status}`;
+}
 
 /** 256 random bits, base64url: unguessable, fits a URL (ASVS 6.5.x one-time secrets). */
 function newCode(): string {
@@ -49,20 +56,29 @@ export async function issueCode(
     created_at: now,
     expires_at: now + ttlMs,
     used_at: null,
+    superseded_at: null,
   });
   return code;
 }
 
-/** Tells a code's state without using it. A code of another purpose is invalid. */
-export async function codeStatus(db: Db, code: string, purpose: CodePurpose, now = Date.now()): Promise<CodeStatus> {
-  const row = await codesStore.findByHash(db, codeHash(code));
+/**
+ * The state of a stored code. A retired code says so even after its time ran out: "use the newest mail" is the
+ * more useful advice.
+ */
+function stateOf(row: CodeRow | undefined, purpose: CodePurpose, now: number): CodeStatus {
   if (!row || row.purpose !== purpose) return "invalid";
   if (row.used_at !== null) return "used";
+  if (row.superseded_at !== null) return "superseded";
   if (row.expires_at <= now) return "expired";
   return "valid";
 }
 
-/** Uses a code once: the first caller wins, every later one sees "used". */
+/** Tells a code's state without using it. A code of another purpose is invalid. */
+export async function codeStatus(db: Db, code: string, purpose: CodePurpose, now = Date.now()): Promise<CodeStatus> {
+  return stateOf(await codesStore.findByHash(db, codeHash(code)), purpose, now);
+}
+
+/** Uses a code once: the first caller wins, every later one sees "used" (or "superseded" if a newer link won). */
 export async function consumeCode(
   db: Db,
   code: string,
@@ -70,9 +86,11 @@ export async function consumeCode(
   now = Date.now(),
 ): Promise<{ ok: true; userId: string } | { ok: false; status: Exclude<CodeStatus, "valid"> }> {
   const row = await codesStore.findByHash(db, codeHash(code));
-  if (!row || row.purpose !== purpose) return { ok: false, status: "invalid" };
-  if (row.used_at !== null) return { ok: false, status: "used" };
-  if (row.expires_at <= now) return { ok: false, status: "expired" };
-  if (!(await codesStore.markUsed(db, row.id, now))) return { ok: false, status: "used" };
-  return { ok: true, userId: row.user_id };
+  if (!row) return { ok: false, status: "invalid" };
+  const status = stateOf(row, purpose, now);
+  if (status !== "valid") return { ok: false, status };
+  if (await codesStore.markUsed(db, row.id, now)) return { ok: true, userId: row.user_id };
+  // Somebody won the race: tell which way, used or retired by a newer link.
+  const after = stateOf(await codesStore.findByHash(db, codeHash(code)), purpose, now);
+  return { ok: false, status: after === "valid" ? "used" : after };
 }

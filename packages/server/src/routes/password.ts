@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { api, isPasswordPolicyCode, RATE_LIMITS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { changePassword } from "../accounts/change-password.ts";
@@ -49,9 +50,14 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
   app.get<{ Params: { code: string } }>(
     fastifyPath(api.recoverStatus.path),
     { config: limit(RATE_LIMITS.codeCheck) },
-    async (request) => ({
-      status: await passwordCodeStatus(db, request.params.code),
-    }),
+    async (request) => {
+      const status = await passwordCodeStatus(db, request.params.code);
+      if (status === "valid") return { status };
+      // Spec §2: an unusable code is shown "with a reference"; the guid leads to this log line, as errors' do.
+      const guid = randomUUID();
+      request.log.info({ guid, code: `code_${status}` }, "code refused");
+      return { status, guid };
+    },
   );
 
   app.post(

@@ -10,25 +10,33 @@ export const codesStore = {
   findByHash: (db: Db, codeHash: string): Promise<CodeRow | undefined> =>
     db.selectFrom("codes").selectAll().where("code_hash", "=", codeHash).executeTakeFirst(),
 
-  /** Marks the code used if nobody did first; true when this call won (single use under concurrency). */
+  /**
+   * Marks the code used if nobody used or retired it first; true when this call won (single use under
+   * concurrency, also against a newer link being issued at the same moment).
+   */
   markUsed: async (db: Db, id: string, at: number): Promise<boolean> => {
     const result = await db
       .updateTable("codes")
       .set({ used_at: at })
       .where("id", "=", id)
       .where("used_at", "is", null)
+      .where("superseded_at", "is", null)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   },
 
-  /** Retires a user's open codes of a purpose, so only the newest link works. */
+  /**
+   * Retires a user's open codes of a purpose, so only the newest link works. They are marked superseded, not
+   * used, so their pages can say a newer link replaced them.
+   */
   retireOpen: async (db: Db, userId: string, purpose: CodePurpose, at: number): Promise<void> => {
     await db
       .updateTable("codes")
-      .set({ used_at: at })
+      .set({ superseded_at: at })
       .where("user_id", "=", userId)
       .where("purpose", "=", purpose)
       .where("used_at", "is", null)
+      .where("superseded_at", "is", null)
       .execute();
   },
 

@@ -77,6 +77,8 @@ export interface CodesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** Set when a newer code of the same purpose retired this one before it was used. */
+  superseded_at: number | null;
 }
 
 export interface OutboxTable {

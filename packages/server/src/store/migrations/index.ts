@@ -5,6 +5,7 @@ import * as passwords from "./003-passwords.ts";
 import * as audit from "./004-audit.ts";
 import * as rateLimits from "./005-rate-limits.ts";
 import * as attemptCounters from "./006-attempt-counters.ts";
+import * as supersededCodes from "./007-superseded-codes.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "004-audit": audit,
   "005-rate-limits": rateLimits,
   "006-attempt-counters": attemptCounters,
+  "007-superseded-codes": supersededCodes,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,21 +1,19 @@
 import { api, ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { buttonClass } from "../../ui/Button.tsx";
-import { useT } from "../../ui/useT.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
 
 /** /account/activate?code= (spec §2 "Activation result"). */
 export default function Activate() {
-  const [params] = useSearchParams();
   const { brand } = useApp();
   const { t } = useTranslation();
-  const _tk = useT();
   usePageTitle(t("titles.activateAccount"));
-  const outcome = useActivation(api.activate, params.get("code"));
+  const outcome = useActivation(api.activate, useMailedCode());
   return (
     <Layout>
       {outcome.state === "working" ? <p role="status">{t("activate.inProgress")}</p> : null}

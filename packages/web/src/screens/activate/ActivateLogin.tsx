@@ -4,8 +4,8 @@ import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
-import { useT } from "../../ui/useT.ts";
 import { landingPage } from "../login/destination.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
 
@@ -14,9 +14,8 @@ export default function ActivateLogin() {
   const [params] = useSearchParams();
   const { brand, returnPolicy } = useApp();
   const { t } = useTranslation();
-  const _tk = useT();
   usePageTitle(t("titles.activateAccount"));
-  const outcome = useActivation(api.activationLogin, params.get("code"));
+  const outcome = useActivation(api.activationLogin, useMailedCode());
   const destination = safeReturnTo(params.get("return_to"), returnPolicy, landingPage(brand));
   useEffect(() => {
     if (outcome.state === "ok") window.location.assign(destination);
@@ -24,7 +23,7 @@ export default function ActivateLogin() {
   return (
     <Layout>
       {outcome.state === "error" ? (
-        <ActivationError outcome={outcome} />
+        <ActivationError outcome={outcome} returnTo={params.get("return_to") ?? undefined} />
       ) : (
         <p role="status">{t("activate.signingIn")}</p>
       )}

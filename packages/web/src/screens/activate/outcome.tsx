@@ -1,4 +1,4 @@
-import { type api, ROUTES } from "@gatehouse/contract";
+import { type api, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -6,10 +6,11 @@ import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { useT } from "../../ui/useT.ts";
+import { ResendActivation } from "./ResendActivation.tsx";
 
 export type Outcome = { state: "working" } | { state: "ok" } | { state: "error"; code: string; guid?: string };
 
-/** Runs an activation call once for the page's code (React may mount twice in development). */
+/** Runs an activation call once for the page's code (React may mount twice in development), again after a retry. */
 export function useActivation(
   endpoint: typeof api.activate | typeof api.activationLogin,
   code: string | null,
@@ -27,7 +28,11 @@ export function useActivation(
       .then(
         () => setOutcome({ state: "ok" }),
         (error: unknown) => {
-          if (isScreenFailure(error)) return fail(error);
+          // The code was not spent: the retry screen's Try again runs this effect, and the call, once more.
+          if (isScreenFailure(error)) {
+            started.current = false;
+            return fail(error);
+          }
           if (error instanceof ApiError)
             setOutcome({ state: "error", code: `errors.${error.code}`, guid: error.answer.guid });
           else setOutcome({ state: "error", code: "network.unexpected" });
@@ -37,8 +42,20 @@ export function useActivation(
   return outcome;
 }
 
-/** A failed activation: the reason, its reference, and the way back to sign-in (spec §2 "Activation result"). */
-export function ActivationError({ outcome }: { outcome: { code: string; guid?: string } }) {
+/** Outcomes a fresh link mends: no code, or a code that is unknown, expired, used or replaced. */
+const mendedByNewLink = (code: string) => code === "activate.invalidLink" || isCodeErrorKey(code);
+
+/**
+ * A failed activation (spec §2 "Activation result": the message plus a reference id) and a way forward: a new
+ * link by address when a new link would help, and always the way back to sign-in.
+ */
+export function ActivationError({
+  outcome,
+  returnTo,
+}: {
+  outcome: { code: string; guid?: string };
+  returnTo?: string | undefined;
+}) {
   const { t } = useTranslation();
   const tk = useT();
   return (
@@ -48,7 +65,10 @@ export function ActivationError({ outcome }: { outcome: { code: string; guid?: s
         <p>{tk(outcome.code)}</p>
         {outcome.guid ? <p>{t("app.ref", { id: outcome.guid })}</p> : null}
       </Alert>
-      <Link to={ROUTES.LOGIN.path}>{t("app.backToSignIn")}</Link>
+      {mendedByNewLink(outcome.code) ? <ResendActivation returnTo={returnTo} /> : null}
+      <p>
+        <Link to={ROUTES.LOGIN.path}>{t("app.backToSignIn")}</Link>
+      </p>
     </>
   );
 }

@@ -1,8 +1,8 @@
-import { type AnswerOf, api, LoginBody, loginHeadingFor, ROUTES, routeUrl } from "@gatehouse/contract";
+import { type AnswerOf, api, LoginBody, loginHeadingFor, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
-import { useTranslation } from "react-i18next";
+import { Trans, useTranslation } from "react-i18next";
 import { Link, useLoaderData, useNavigate, useSearchParams } from "react-router";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -125,8 +125,13 @@ export default function Login() {
       {notice?.kind === "error" ? <Alert kind="error">{tk(notice.code)}</Alert> : null}
       {notice?.kind === "blocked" ? (
         <Alert kind="error">
-          <p>{t("errors.user_temporarily_blocked")}</p>
-          <Link to={ROUTES.PASSWORD_RECOVER.path}>{t("login.forgotPassword")}</Link>
+          {/* The message names "Forgot your password?": those words are the link. */}
+          <p>
+            <Trans
+              i18nKey="login.blocked"
+              components={{ recover: <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })} /> }}
+            />
+          </p>
         </Alert>
       ) : null}
       {notice?.kind === "notActive" ? (
@@ -159,11 +164,14 @@ export default function Login() {
           value={password}
           {...form.register("password")}
         />
-        <div className={styles.links}>
-          <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
-            {t("login.forgotPassword")}
-          </Link>
-        </div>
+        {/* While blocked, the message above carries "Forgot your password?" as its link: said once on the page. */}
+        {notice?.kind === "blocked" ? null : (
+          <div className={styles.links}>
+            <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
+              {t("login.forgotPassword")}
+            </Link>
+          </div>
+        )}
         <Button type="submit" disabled={busy}>
           {t("login.submit")}
         </Button>

@@ -35,15 +35,18 @@ export default function Change() {
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
 
-  // Spec §4: after a change, redirect after 2 s ("Redirecting you to login page...").
+  // Spec §2, §4: "Redirecting you to login page..." after 2 s — signed out, so the login page is what shows and
+  // the new password is what signs in again; return_to comes along for after that.
   useEffect(() => {
     if (!done) return;
-    const timer = setTimeout(
-      () => navigate(routeUrl("LOGIN", { return_to: returnTo }), { replace: true }),
-      REDIRECT_DELAY_MS.changePassword,
-    );
+    const timer = setTimeout(() => {
+      const toLogin = () => navigate(routeUrl("LOGIN", { return_to: returnTo }), { replace: true });
+      gateway()
+        .call(api.logout, { body: {} })
+        .then(toLogin, (error: unknown) => (isScreenFailure(error) ? fail(error) : toLogin()));
+    }, REDIRECT_DELAY_MS.changePassword);
     return () => clearTimeout(timer);
-  }, [done, navigate, returnTo]);
+  }, [done, navigate, returnTo, fail]);
 
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);

@@ -1,4 +1,4 @@
-import { api, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
+import { api, isCodeErrorKey, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -8,6 +8,7 @@ import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } f
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
@@ -21,10 +22,11 @@ const Form = ResetPasswordBody.pick({ password: true });
 /** Reset password (spec §2): LOADING... while the code is checked, then the new password and Update. */
 export default function Reset() {
   const [params] = useSearchParams();
-  const code = params.get("code");
+  const returnTo = params.get("return_to") ?? undefined;
+  const code = useMailedCode();
   const { brand } = useApp();
   const { t } = useTranslation();
-  const _tk = useT();
+  const tk = useT();
   const fail = useScreenFailure();
   usePageTitle(t("titles.resetPassword"));
   const check = useCodeCheck(code);
@@ -36,6 +38,7 @@ export default function Reset() {
   const password = form.watch("password") ?? "";
 
   const onSubmit = form.handleSubmit(async (values) => {
+    setFailure(undefined);
     try {
       await gateway().call(api.resetPassword, { body: { password: values.password, code: code ?? "" } });
       setDone(true);
@@ -53,10 +56,10 @@ export default function Reset() {
   if (check.state === "validating") {
     return <CodeValidating />;
   }
-  if (check.state === "invalid" || failure) {
-    const reason = failure?.key ?? (check.state === "invalid" ? check.reason : "errors.code_invalid");
-    return <CodeProblem reason={reason} guid={failure?.guid} requestNew takeFocus={Boolean(failure)} />;
-  }
+  // A code refused at submit (used in another tab, replaced by a newer link) gets the same screen as at load.
+  if (failure && isCodeErrorKey(failure.key))
+    return <CodeProblem reason={failure.key} guid={failure.guid} returnTo={returnTo} takeFocus />;
+  if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} returnTo={returnTo} />;
   if (done) {
     return (
       <Layout>
@@ -64,7 +67,7 @@ export default function Reset() {
           {t("reset.heading")}
         </h1>
         <Alert kind="success">{t("reset.success")}</Alert>
-        <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: params.get("return_to") ?? undefined })}>
+        <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: returnTo })}>
           {t("reset.signIn")}
         </Link>
       </Layout>
@@ -75,6 +78,7 @@ export default function Reset() {
       <h1 ref={heading} tabIndex={-1}>
         {t("reset.heading")}
       </h1>
+      {failure ? <Alert kind="error">{tk(failure.key)}</Alert> : null}
       <form onSubmit={onSubmit} noValidate>
         <PasswordField
           label={t("reset.newPassword")}

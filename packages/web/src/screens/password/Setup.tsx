@@ -1,5 +1,6 @@
 import {
   api,
+  isCodeErrorKey,
   MARKETING_SOURCES,
   OPTION_PROPER_NAMES,
   PLATFORMS,
@@ -11,11 +12,11 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
-import { useSearchParams } from "react-router";
-import { applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
+import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -46,8 +47,7 @@ const SELECTS = [
 
 /** Set up password for invited users (spec §2): the code is checked, then the password and the survey. */
 export default function Setup() {
-  const [params] = useSearchParams();
-  const code = params.get("code");
+  const code = useMailedCode();
   const { brand } = useApp();
   const { t } = useTranslation();
   const tk = useT();
@@ -56,7 +56,7 @@ export default function Setup() {
   const check = useCodeCheck(code);
   const [done, setDone] = useState(false);
   const heading = useFocusOnChange(done);
-  const [failure, setFailure] = useState<string>();
+  const [failure, setFailure] = useState<{ key: string; guid?: string | undefined }>();
   const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
@@ -80,14 +80,16 @@ export default function Setup() {
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
       if (applyFieldErrors(error, (field, message) => form.setError(field as never, { message }))) return;
-      setFailure(errorKey(error));
+      setFailure({ key: errorKey(error), guid: (error as ApiError).answer?.guid });
     }
   });
 
   if (check.state === "validating") {
     return <CodeValidating />;
   }
-  if (check.state === "invalid") return <CodeProblem reason={check.reason} />;
+  // A code refused at submit (used in another tab, replaced by a newer link) gets the same screen as at load.
+  if (failure && isCodeErrorKey(failure.key)) return <CodeProblem reason={failure.key} guid={failure.guid} takeFocus />;
+  if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} />;
   if (done) {
     return (
       <Layout>
@@ -104,7 +106,7 @@ export default function Setup() {
       <h1 ref={heading} tabIndex={-1}>
         {t("setup.heading")}
       </h1>
-      {failure ? <Alert kind="error">{tk(failure)}</Alert> : null}
+      {failure ? <Alert kind="error">{tk(failure.key)}</Alert> : null}
       <form onSubmit={onSubmit} noValidate>
         <PasswordField
           label={t("setup.password")}

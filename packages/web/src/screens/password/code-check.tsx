@@ -1,4 +1,4 @@
-import { api, ROUTES } from "@gatehouse/contract";
+import { api, routeUrl } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Link } from "react-router";
@@ -11,9 +11,10 @@ import { useFocusOnMount } from "../../ui/focus.ts";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 
-export type CodeCheck = { state: "validating" } | { state: "valid" } | { state: "invalid"; reason: string };
-
-const REASON = { invalid: "errors.code_invalid", expired: "errors.code_expired", used: "errors.code_used" } as const;
+export type CodeCheck =
+  | { state: "validating" }
+  | { state: "valid" }
+  | { state: "invalid"; reason: string; guid?: string | undefined };
 
 /** Spec §4: reset and set-up first run a validating state on the code, leading to valid or an error. */
 export function useCodeCheck(code: string | null): CodeCheck {
@@ -26,8 +27,10 @@ export function useCodeCheck(code: string | null): CodeCheck {
     gateway()
       .call(api.recoverStatus, { params: { code } })
       .then(
-        ({ status }) =>
-          setCheck(status === "valid" ? { state: "valid" } : { state: "invalid", reason: REASON[status] }),
+        ({ status, guid }) =>
+          setCheck(
+            status === "valid" ? { state: "valid" } : { state: "invalid", reason: `errors.code_${status}`, guid },
+          ),
         (error: unknown) =>
           isScreenFailure(error) ? fail(error) : setCheck({ state: "invalid", reason: "errors.code_invalid" }),
       );
@@ -46,18 +49,19 @@ export function CodeValidating() {
 }
 
 /**
- * A code that cannot be used: the reason, its reference, and (for resets) a way to a new one. `takeFocus` when
- * it replaces a form the user just submitted, so focus lands on its heading instead of the page (WCAG 2.4.3).
+ * A code that cannot be used: the reason, its reference (spec §2), and a way to a new link — recovery mails a
+ * reset link to an active account and a fresh set-up link to an invited one. `takeFocus` when it replaces a form
+ * the user just submitted, so focus lands on its heading instead of the page (WCAG 2.4.3).
  */
 export function CodeProblem({
   reason,
   guid,
-  requestNew,
+  returnTo,
   takeFocus,
 }: {
   reason: string;
   guid?: string | undefined;
-  requestNew?: boolean;
+  returnTo?: string | undefined;
   takeFocus?: boolean;
 }) {
   const { t } = useTranslation();
@@ -72,11 +76,12 @@ export function CodeProblem({
         <p>{tk(reason)}</p>
         {guid ? <p>{t("app.ref", { id: guid })}</p> : null}
       </Alert>
-      {requestNew ? (
-        <Link className={buttonClass} to={ROUTES.PASSWORD_RECOVER.path}>
-          {t("reset.requestNew")}
-        </Link>
-      ) : null}
+      <Link className={buttonClass} to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo })}>
+        {t("reset.requestNew")}
+      </Link>
+      <p>
+        <Link to={routeUrl("LOGIN", { return_to: returnTo })}>{t("app.backToSignIn")}</Link>
+      </p>
     </Layout>
   );
 }

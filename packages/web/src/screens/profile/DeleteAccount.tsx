@@ -1,14 +1,15 @@
-import { api, ROUTES } from "@gatehouse/contract";
+import { api, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { type ApiError, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useMailedCode } from "../../app/mailed-code.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
-import { Button } from "../../ui/Button.tsx";
+import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
@@ -17,8 +18,7 @@ type State = { kind: "INITIAL" | "DELETING" | "OK" } | { kind: "ERROR"; key: str
 
 /** /account/delete?code= (spec §2 "Delete account", §4: INITIAL becomes OK or an error). */
 export default function DeleteAccount() {
-  const [params] = useSearchParams();
-  const code = params.get("code");
+  const code = useMailedCode();
   const { brand } = useApp();
   const { t } = useTranslation();
   const tk = useT();
@@ -42,6 +42,8 @@ export default function DeleteAccount() {
     }
   };
 
+  // A missing, unknown, expired, used or replaced link is mended by asking again from Edit account.
+  const newLink = !code || (state.kind === "ERROR" && isCodeErrorKey(state.key));
   const links = (
     <nav className={styles.links}>
       <a href={brand.links.support}>{t("deleteAccount.customerService")}</a>
@@ -69,6 +71,11 @@ export default function DeleteAccount() {
           <p>{tk(state.key)}</p>
           {state.guid ? <p>{t("app.ref", { id: state.guid })}</p> : null}
         </Alert>
+      ) : null}
+      {newLink ? (
+        <Link className={secondaryButtonClass} to={routeUrl("ACCOUNT_EDIT")}>
+          {t("deleteAccount.requestNew")}
+        </Link>
       ) : null}
       {links}
     </Layout>

@@ -16,6 +16,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
+import { failureGuid, useFailureDetail } from "../system/ApiErrorScreen.tsx";
 import styles from "./EditProfile.module.css";
 
 type Profile = AnswerOf<typeof api.profile>;
@@ -34,20 +35,33 @@ export default function EditProfile() {
   const [countries, setCountries] = useState<{ code: string; name: string }[]>([]);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string>();
+  const [saveFailure, setSaveFailure] = useState<unknown>();
   const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
   const { errors, isSubmitting, isDirty } = form.formState;
   const returnTo = checkReturnTo(params.get("return_to"), returnPolicy);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loads once; country names follow the UI language.
+  // The profile fills the form once; after that the form is the person's (a language switch or a retry after a
+  // failure runs this again and must not put the stored values back over unsaved edits).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: form is stable; fail too.
   useEffect(() => {
-    Promise.all([gateway().call(api.profile), gateway().call(api.countries)]).then(
-      ([loaded, list]) => {
-        setProfile(loaded);
-        setCountries(list);
-        form.reset({ firstName: loaded.firstName, lastName: loaded.lastName, countryCode: loaded.countryCode });
-      },
-      (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : setError("network.unexpected")),
-    );
+    if (profile) return;
+    gateway()
+      .call(api.profile)
+      .then(
+        (loaded) => {
+          setProfile(loaded);
+          form.reset({ firstName: loaded.firstName, lastName: loaded.lastName, countryCode: loaded.countryCode });
+        },
+        (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : setError("network.unexpected")),
+      );
+  }, [profile]);
+
+  // Country names follow the UI language; the chosen code stays as it is.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fail is stable.
+  useEffect(() => {
+    gateway()
+      .call(api.countries)
+      .then(setCountries, (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : undefined));
   }, [i18n.language]);
 
   // Spec §4: unsaved edits warn on leaving, closing the tab included.
@@ -66,19 +80,22 @@ export default function EditProfile() {
 
   const onSubmit = form.handleSubmit(async (values) => {
     setError(undefined);
+    setSaveFailure(undefined);
     setSaved(false);
     try {
       await gateway().call(api.updateProfile, { body: values });
       form.reset(values);
       setSaved(true);
     } catch (failure) {
-      if (isScreenFailure(failure)) return fail(failure);
+      // Spec §2 "A profile error shows under the button": a 5xx or a lost connection too, with the form intact.
+      if (isScreenFailure(failure)) return setSaveFailure(failure);
       applyFieldErrors(failure, (field, message) => form.setError(field as keyof FormInput, { message }));
       setError(errorKey(failure));
     }
   });
 
-  if (!profile) {
+  // The country select shows its value only once its options exist.
+  if (!profile || countries.length === 0) {
     return (
       <Layout>{error ? <Alert kind="error">{tk(error)}</Alert> : <Spinner label={t("profile.loading")} />}</Layout>
     );
@@ -121,6 +138,7 @@ export default function EditProfile() {
           {t("profile.save")}
         </Button>
         {error ? <Alert kind="error">{tk(error)}</Alert> : null}
+        {saveFailure ? <SaveFailure failure={saveFailure} onRetry={() => void onSubmit()} busy={isSubmitting} /> : null}
       </form>
       <nav className={styles.links}>
         {profile.passwordAllowed ? (
@@ -134,6 +152,22 @@ export default function EditProfile() {
       </nav>
       <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />
     </Layout>
+  );
+}
+
+/** A save that did not reach the server or failed there: what happened, its reference, and a retry. */
+function SaveFailure({ failure, onRetry, busy }: { failure: unknown; onRetry: () => void; busy: boolean }) {
+  const { t } = useTranslation();
+  const guid = failureGuid(failure);
+  return (
+    <Alert kind="error">
+      <p>{t("profile.saveFailed")}</p>
+      <p>{useFailureDetail(failure)}</p>
+      {guid ? <p>{t("app.ref", { id: guid })}</p> : null}
+      <Button variant="secondary" onClick={onRetry} disabled={busy}>
+        {t("apiError.retry")}
+      </Button>
+    </Alert>
   );
 }
 

@@ -1,8 +1,8 @@
-import { api, type Language, RegisterBody, registerHeadingFor, routeUrl } from "@gatehouse/contract";
+import { api, type Language, PASSWORD_POLICY_HINT, registerHeadingFor, routeUrl } from "@gatehouse/contract";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { Fragment, type ReactNode, useCallback, useEffect, useId, useState } from "react";
 import { useForm } from "react-hook-form";
-import { useTranslation } from "react-i18next";
+import { Trans, useTranslation } from "react-i18next";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -21,27 +21,16 @@ import { CorporateHint } from "../login/corporate.tsx";
 import { type Platform, startSocialSignIn } from "../login/social.ts";
 import { BotCheck } from "./BotCheck.tsx";
 import { Captcha } from "./Captcha.tsx";
+import { presetCountry, useCountryOptions } from "./countries.ts";
 import styles from "./Register.module.css";
 import { REGISTERED_EMAIL_KEY } from "./registered.ts";
+import { RegisterForm, type RegisterInput, STEP_FIELDS, useServerChecks } from "./server-checks.ts";
+import { useRegistrationStep } from "./steps.ts";
 
-const Form = RegisterBody.pick({
-  email: true,
-  password: true,
-  firstName: true,
-  lastName: true,
-  countryCode: true,
-  newsletterSubscription: true,
-});
-type FormInput = {
-  email: string;
-  password: string;
-  firstName: string;
-  lastName: string;
-  countryCode: string;
-  newsletterSubscription: boolean;
-};
-const STEP_FIELDS = { 1: ["email", "password"], 2: ["firstName", "lastName", "countryCode"] } as const;
-type EmailCheck = "idle" | "checking" | "ok" | "conflict" | "corporate";
+/** A link whose words come from a translation (Trans fills them in), e.g. "terms of use" in the notice. */
+function TextLink({ href, children }: { href: string; children?: ReactNode }) {
+  return <a href={href}>{children}</a>;
+}
 
 /** Registration in two steps (spec §2, §4, §5). */
 export default function Register() {
@@ -55,14 +44,12 @@ export default function Register() {
   const fail = useScreenFailure();
   usePageTitle(t("titles.signUp"));
 
-  const [step, setStepRaw] = useState<1 | 2>(1);
-  // Spec §4: the step is clamped to 1–2.
-  const setStep = (next: number) => setStepRaw(Math.min(2, Math.max(1, next)) as 1 | 2);
+  const { step, toStepTwo, toStepOne } = useRegistrationStep();
   const stepHeading = useFocusOnChange(step);
-  const [emailCheck, setEmailCheck] = useState<EmailCheck>("idle");
+  const stepId = useId();
   const [notice, setNotice] = useState<string>();
   const [redirecting, setRedirecting] = useState(false);
-  const [countries, setCountries] = useState<{ code: string; name: string }[]>([]);
+  const [advancing, setAdvancing] = useState(false);
   const [botToken, setBotToken] = useState<string>();
   const [captcha, setCaptcha] = useState({ id: "", answer: "" });
   const [humanError, setHumanError] = useState<string>();
@@ -71,58 +58,41 @@ export default function Register() {
   const heading = registerHeadingFor(returnTo);
   const trial = heading === "trial";
 
-  const form = useForm<FormInput>({
-    resolver: zodResolver(Form) as never,
+  const form = useForm<RegisterInput>({
+    resolver: zodResolver(RegisterForm) as never,
     mode: "onTouched",
     defaultValues: {
       email: presetEmail ?? "",
       password: "",
       firstName: "",
       lastName: "",
-      countryCode: "",
+      countryCode: presetCountry(settings.country),
       newsletterSubscription: false,
     },
   });
   const { errors, isSubmitting } = form.formState;
+  const { emailCheck, setEmailCheck, checkEmail, passwordRefused } = useServerChecks(form);
   const password = form.watch("password") ?? "";
 
-  const language = i18n.language as Language;
-  // The server sends the list in the order people look for names in this language (kanji by reading in
-  // Japanese, which no Intl.Collator does), so it is shown as it comes.
-  const sortedCountries = useMemo(() => countries.map((c) => ({ value: c.code, label: c.name })), [countries]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the names come in the UI language, so a switch refetches.
+  const countries = useCountryOptions(i18n.language as Language, step === 2);
+  // A select shows its value only once the option exists: once the options are in, the form's value (the
+  // visitor's own country from the host page, or what they chose) is put back on the select.
   useEffect(() => {
-    if (step !== 2) return;
-    gateway()
-      .call(api.countries)
-      .then(setCountries, (error) => (isScreenFailure(error) ? fail(error) : undefined));
-  }, [step, fail, language]);
-
-  /** Spec §5: the e-mail is checked on blur, by the server too (taken, invalid, corporate). */
-  const checkEmail = async (value: string) => {
-    if (!(await form.trigger("email"))) return setEmailCheck("idle");
-    setEmailCheck("checking");
-    try {
-      const answer = await gateway().call(api.registerValidate, { body: { email: value } });
-      if (answer.status === "conflict") {
-        setEmailCheck("conflict");
-        form.setError("email", { type: "server", message: "validation.email.conflict" });
-      } else if (answer.status === "invalid") {
-        setEmailCheck("idle");
-        form.setError("email", { type: "server", message: answer.message ?? "validation.email.invalid" });
-      } else {
-        setEmailCheck(answer.corporate ? "corporate" : "ok");
-      }
-    } catch (error) {
-      setEmailCheck("idle");
-      if (isScreenFailure(error)) fail(error);
-    }
-  };
+    if (step !== 2 || countries.length === 0) return;
+    const chosen = form.getValues("countryCode");
+    form.setValue("countryCode", countries.some((c) => c.value === chosen) ? chosen : "");
+  }, [step, countries, form]);
 
   const next = async () => {
-    if (emailCheck === "conflict") return;
-    if (await form.trigger([...STEP_FIELDS[1]])) setStep(2);
+    if (emailCheck === "conflict" || advancing) return;
+    setAdvancing(true);
+    try {
+      if (!(await form.trigger([...STEP_FIELDS[1]]))) return;
+      if (await passwordRefused(form.getValues("password"))) return;
+      toStepTwo();
+    } finally {
+      setAdvancing(false);
+    }
   };
 
   const onSubmit = form.handleSubmit(async (values) => {
@@ -152,13 +122,13 @@ export default function Register() {
       if (error.code === "bot_check_failed") return setHumanError("errors.bot_check_failed");
       if (error.code === "email_conflict") {
         setEmailCheck("conflict");
-        setStep(1);
+        toStepOne();
         return form.setError("email", { type: "server", message: "validation.email.conflict" });
       }
       const fields = error.answer.fields ?? [];
       for (const field of fields)
-        form.setError(field.field as keyof FormInput, { type: "server", message: field.message });
-      if (fields.some((f) => f.field === "email" || f.field === "password")) setStep(1);
+        form.setError(field.field as keyof RegisterInput, { type: "server", message: field.message });
+      if (fields.some((f) => (STEP_FIELDS[1] as readonly string[]).includes(f.field))) toStepOne();
       if (fields.length === 0) setNotice(`errors.${error.code}`);
       return;
     }
@@ -175,7 +145,7 @@ export default function Register() {
   const social = (platform: Platform) =>
     startSocialSignIn(platform, { returnTo, autoRegister: true, fail, onError: setNotice });
 
-  const busy = isSubmitting || redirecting || emailCheck === "checking";
+  const busy = isSubmitting || redirecting || advancing || emailCheck === "checking";
   const signInLink = routeUrl("LOGIN", { return_to: returnTo ?? undefined });
   const emailField = form.register("email", {
     onBlur: (e) => void checkEmail(e.target.value),
@@ -184,12 +154,15 @@ export default function Register() {
 
   return (
     <Layout>
+      <p id={stepId} className={styles.step}>
+        {t("register.step", { step })}
+      </p>
+      {/* Each step's inputs are its own elements (the keys), so no value can pass from one field to another. */}
       {step === 1 ? (
-        <>
-          <h1 ref={stepHeading} tabIndex={-1}>
+        <Fragment key="step-1">
+          <h1 ref={stepHeading} tabIndex={-1} aria-describedby={stepId}>
             {t(`register.title.${heading}`)}
           </h1>
-          <p className="visually-hidden">{t("register.step", { step: 1 })}</p>
           {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
           <form
             onSubmit={(e) => {
@@ -216,13 +189,21 @@ export default function Register() {
               label={t("register.password")}
               autoComplete="new-password"
               showRules
+              ruleSet="register"
+              rulesNote={t(PASSWORD_POLICY_HINT, { brand: brand.name })}
               error={errors.password?.message}
               value={password}
               {...form.register("password")}
             />
             <p className={styles.notice}>
-              {t("register.privacyNotice", { brand: brand.name })} <a href={brand.links.terms}>{t("footer.terms")}</a>
-              <a href={brand.links.privacy}>{t("footer.privacy")}</a>
+              <Trans
+                i18nKey="register.privacyNotice"
+                values={{ brand: brand.name }}
+                components={{
+                  terms: <TextLink href={brand.links.terms} />,
+                  privacy: <TextLink href={brand.links.privacy} />,
+                }}
+              />
             </p>
             <Button type="submit" disabled={busy}>
               {t("register.continue")}
@@ -255,10 +236,10 @@ export default function Register() {
           <p className={styles.footer}>
             {t("register.haveAccount")} <Link to={signInLink}>{t("register.signIn")}</Link>
           </p>
-        </>
+        </Fragment>
       ) : (
-        <>
-          <h1 ref={stepHeading} tabIndex={-1}>
+        <Fragment key="step-2">
+          <h1 ref={stepHeading} tabIndex={-1} aria-describedby={stepId}>
             {t("register.stepTitle")}
           </h1>
           <p className={styles.subtitle}>{t("register.stepSubtitle")}</p>
@@ -280,7 +261,7 @@ export default function Register() {
               label={t("register.country")}
               placeholder={t("register.countryPlaceholder")}
               autoComplete="country"
-              options={sortedCountries}
+              options={countries}
               error={errors.countryCode?.message}
               {...form.register("countryCode", { onChange: () => void form.trigger("countryCode") })}
             />
@@ -303,12 +284,12 @@ export default function Register() {
               <Button type="submit" disabled={busy}>
                 {t("register.submit")}
               </Button>
-              <Button variant="link" onClick={() => setStep(1)} disabled={busy}>
+              <Button variant="link" onClick={toStepOne} disabled={busy}>
                 {t("register.back")}
               </Button>
             </div>
           </form>
-        </>
+        </Fragment>
       )}
     </Layout>
   );

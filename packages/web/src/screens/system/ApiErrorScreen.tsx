@@ -1,22 +1,43 @@
+import { ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
+import { Link } from "react-router";
 import { NetworkError, UnexpectedAnswerError } from "../../api/index.ts";
 import { Button } from "../../ui/Button.tsx";
 
-/** 5xx, network and unexpected answers: "Oops... what a mess." with a retry (spec §2, §8). */
+/** What went wrong, in words: offline, timed out, an unexpected answer, or the servers' failure. */
+export function useFailureDetail(error: unknown): string {
+  const { t } = useTranslation();
+  if (error instanceof NetworkError) return t(error.kind === "offline" ? "network.offline" : "network.timeout");
+  if (error instanceof UnexpectedAnswerError) {
+    return `${t("network.unexpected")} ${t("network.status", { status: error.status, body: error.body })}`;
+  }
+  return t("apiError.body");
+}
+
+/** The reference of a failure the server logged, when it sent one. */
+export function failureGuid(error: unknown): string | undefined {
+  return (error as { guid?: string } | undefined)?.guid;
+}
+
+/**
+ * 5xx, network and unexpected answers: "Oops... what a mess." with a retry (spec §2, §8). The screen under it
+ * keeps what was typed, so Try again returns to it as it was; sign-in is the way out if the failure stays.
+ */
 export function ApiErrorScreen({ error, onRetry }: { error: unknown; onRetry: () => void }) {
   const { t } = useTranslation();
-  let detail = t("apiError.body");
-  if (error instanceof NetworkError) detail = t(error.kind === "offline" ? "network.offline" : "network.timeout");
-  if (error instanceof UnexpectedAnswerError) {
-    detail = `${t("network.unexpected")} ${t("network.status", { status: error.status, body: error.body })}`;
-  }
-  const guid = (error as { guid?: string }).guid;
+  const detail = useFailureDetail(error);
+  const guid = failureGuid(error);
   return (
     <>
       <h1>{t("apiError.heading")}</h1>
       <p role="alert">{detail}</p>
       {guid ? <p>{t("app.ref", { id: guid })}</p> : null}
       <Button onClick={onRetry}>{t("apiError.retry")}</Button>
+      <p>
+        <Link to={ROUTES.LOGIN.path} onClick={onRetry}>
+          {t("app.backToSignIn")}
+        </Link>
+      </p>
     </>
   );
 }

@@ -1,0 +1,72 @@
+import { api, RegisterBody } from "@gatehouse/contract";
+import { useState } from "react";
+import type { UseFormReturn } from "react-hook-form";
+import { gateway, isScreenFailure } from "../../api/index.ts";
+import { useScreenFailure } from "../../app/failure.tsx";
+
+/** The registration form's fields, validated with the contract's rules. */
+export const RegisterForm = RegisterBody.pick({
+  email: true,
+  password: true,
+  firstName: true,
+  lastName: true,
+  countryCode: true,
+  newsletterSubscription: true,
+});
+export type RegisterInput = {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  countryCode: string;
+  newsletterSubscription: boolean;
+};
+export const STEP_FIELDS = { 1: ["email", "password"], 2: ["firstName", "lastName", "countryCode"] } as const;
+export type EmailCheck = "idle" | "checking" | "ok" | "conflict" | "corporate";
+
+/** What the server says about step 1's fields before step 2 (`POST /account/register/validate`). */
+export function useServerChecks(form: UseFormReturn<RegisterInput>) {
+  const fail = useScreenFailure();
+  const [emailCheck, setEmailCheck] = useState<EmailCheck>("idle");
+
+  /** Spec §5: the e-mail is checked on blur, by the server too (taken, invalid, corporate). */
+  const checkEmail = async (value: string) => {
+    if (!(await form.trigger("email"))) return setEmailCheck("idle");
+    setEmailCheck("checking");
+    try {
+      const answer = await gateway().call(api.registerValidate, { body: { email: value } });
+      if (answer.status === "conflict") {
+        setEmailCheck("conflict");
+        form.setError("email", { type: "server", message: "validation.email.conflict" });
+      } else if (answer.status === "invalid") {
+        setEmailCheck("idle");
+        form.setError("email", { type: "server", message: answer.message ?? "validation.email.invalid" });
+      } else {
+        setEmailCheck(answer.corporate ? "corporate" : "ok");
+      }
+    } catch (error) {
+      setEmailCheck("idle");
+      if (isScreenFailure(error)) fail(error);
+    }
+  };
+
+  /**
+   * The rules only the server knows (a common password, say) before step 2, shown on the field as the
+   * registration call would; silent when the check cannot be made, since registration checks again.
+   */
+  const passwordRefused = async (value: string): Promise<boolean> => {
+    try {
+      // The address goes along as context: a password built on it is refused too (the server's policy).
+      const email = form.getValues("email");
+      const answer = await gateway().call(api.registerValidate, { body: { password: value, email } });
+      if (answer.status !== "invalid") return false;
+      const message = answer.message ?? "errors.common_password";
+      form.setError("password", { type: "server", message }, { shouldFocus: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  return { emailCheck, setEmailCheck, checkEmail, passwordRefused };
+}
