@@ -197,6 +197,20 @@ describe("controls look like what they do (issue #8)", () => {
     await context.close();
   });
 
+  it.each(BRAND_IDS)(
+    "%s: a link drawn as a button keeps the button's text colour (readable on every theme)",
+    async (id) => {
+      const { page, context } = await visit(browser, `/no-such-page?theme=${id}`);
+      const link = page.getByRole("link", { name: "Go to sign in" });
+      const colours = await link.evaluate((el) => ({
+        background: getComputedStyle(el).backgroundColor,
+        text: getComputedStyle(el).color,
+      }));
+      expect(colours).toEqual({ background: rgb(BRANDS[id].colors.primary), text: rgb(BRANDS[id].colors.onPrimary) });
+      await context.close();
+    },
+  );
+
   it("edit profile: read-only fields look read-only, Delete my account looks destructive, loading has a spinner", async () => {
     const email = uniqueEmail("look.profile");
     await createPerson({ email, password: PASSWORD, first: "Aiko", last: "Mori", country: "JP" });
