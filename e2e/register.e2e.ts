@@ -192,7 +192,11 @@ describe("registration", () => {
     // A common password: the server says so on the field, and step 1 stays.
     await password.fill("football");
     await page.getByRole("button", { name: "Continue" }).click();
-    await page.getByText("This password is too common. Please choose another one.").waitFor();
+    await page
+      .getByText(
+        "This password is too common, even with changes such as capitals, digits, symbols or look-alike characters. Please choose another one.",
+      )
+      .waitFor();
     expect(await page.getByRole("heading", { name: "Create account", level: 1 }).isVisible()).toBe(true);
     await context.close();
   });
@@ -229,7 +233,7 @@ describe("registration", () => {
 
     const unknown = await visit(fx.browser, "/register", {}, fx.service.baseUrl);
     await registerStepOne(unknown.page, uniqueEmail("nocountry"));
-    await unknown.page.getByRole("option", { name: "Netherlands" }).waitFor({ state: "attached" });
+    await unknown.page.getByRole("option", { name: "Netherlands", exact: true }).waitFor({ state: "attached" });
     expect(await unknown.page.getByRole("combobox", { name: "Country" }).inputValue()).toBe("");
     await unknown.context.close();
   });

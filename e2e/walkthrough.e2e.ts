@@ -68,6 +68,8 @@ async function mailedLink(recipient: string, path: string): Promise<string> {
       const match = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/.]/gu, "\\$&")}\\?[^\\s"<>]+`, "u").exec(body);
       if (match) {
         const url = new URL(match[0].replaceAll("&amp;", "&"));
+        // The walk picks its own language; the link's `lang` (the mail's language) would override it.
+        url.searchParams.delete("lang");
         return url.pathname + url.search;
       }
     }
