@@ -11,7 +11,7 @@ import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
-import { ApiError, registerErrorHandling } from "./http/errors.ts";
+import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
@@ -67,6 +67,7 @@ export async function buildApp(
     bodyLimit: 64 * 1024,
     ...(options.compactRequestLog ? { logController: new CompactRequestLog() } : {}),
     frameworkErrors: refuseUnroutable(config.publicUrl),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   // Only JSON and form bodies are accepted; anything else is 415.
   app.removeContentTypeParser("text/plain");

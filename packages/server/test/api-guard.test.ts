@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import { api } from "@gatehouse/contract";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -197,6 +198,35 @@ describe("the CSRF and session guard, whatever the spelling of the path", () => 
       const answer = await raw("POST", target, {});
       expectErrorObject(answer, 400, "invalid_request");
       if (target !== "/%E0%A4%A") expect(answer.headers.get("cache-control"), target).toBe("no-store");
+    }
+  });
+
+  it("answers a request the HTTP parser refuses (before any routing) with the error object, never Fastify's", async () => {
+    const { hostname, port } = new URL(server.url);
+    /** Sends bytes as they are (no client library would send these) and reads the answer until the server closes. */
+    const sendRaw = (bytes: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        socket.on("error", reject);
+      });
+    const requests = [
+      "POST \\api\\account\\recover HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+      "post /api/account/recover HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+      "POST /api/account/\trecover HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+      "POST /api/account/recover HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      "GARBAGE\r\n\r\n",
+    ];
+    for (const request of requests) {
+      const answer = await sendRaw(request);
+      const [head = "", body = ""] = answer.split("\r\n\r\n");
+      expect(head, request).toMatch(/^HTTP\/1\.1 400 /u);
+      expect(head.toLowerCase(), request).toContain("cache-control: no-store");
+      const json = JSON.parse(body) as Record<string, unknown>;
+      expect(json, request).toMatchObject({ HTTPStatus: 400, error_code: "invalid_request" });
+      expect(json.guid, request).toMatch(/^[0-9a-f-]{36}$/u);
     }
   });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Socket } from "node:net";
 import {
   ERROR_STATUS,
   type ErrorAnswer,
@@ -105,4 +106,30 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, "internal_server_error", { cause: error });
   });
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a backslash or a tab in the target, a lower-case
+ * method, Content-Length with chunked encoding): still the spec's error object with a guid, never Fastify's
+ * bare `{"error":"Bad Request"}`. Written straight to the socket, as Fastify's default handler does (ASVS 16.5.1).
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const body = JSON.stringify(errorAnswer("invalid_request"));
+  this.log.info({ code: "invalid_request", detail: error.code ?? error.message }, "unparsable request refused");
+  if (socket.writable) {
+    socket.write(
+      [
+        "HTTP/1.1 400 Bad Request",
+        "Content-Type: application/json; charset=utf-8",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "Cache-Control: no-store",
+        "X-Content-Type-Options: nosniff",
+        "Connection: close",
+        "",
+        body,
+      ].join("\r\n"),
+    );
+  }
+  socket.destroy(error);
 }
