@@ -1,12 +1,23 @@
+import { PASSWORD_POLICY } from "@gatehouse/contract";
+import {
+  DIGIT,
+  INVISIBLE,
+  LETTER,
+  MARKS_AND_INVISIBLE,
+  PADDING_LETTERS_MAX,
+  SEPARATORS,
+  SYMBOL,
+} from "./password-characters.ts";
+import { readLatinLookAlikes } from "./password-confusables.ts";
+import { isDegenerate } from "./password-patterns.ts";
+
 /**
  * How a typed password is reduced to the forms a guesser would start from (ASVS 6.2.4): crackers try every
- * breached password with its case changed, letters swapped for look-alike digits and symbols, digits and
- * symbols added around it, and reversed. We undo each of those and compare what is left.
+ * breached password with its case changed, letters swapped for look-alike digits, symbols and letters of other
+ * scripts, invisible characters slipped in, digits and symbols added around it, repeated and reversed. We undo
+ * each of those and compare what is left. Only these comparison forms change: what is hashed is the password
+ * exactly as typed.
  */
-
-/** Spaces and the punctuation people put between words ("pass word", "i-love-you", "john.smith"). */
-const SEPARATORS = /[\s\-_.]+/gu;
-const COMBINING_MARKS = /\p{M}+/gu;
 
 /**
  * Look-alike characters read back as letters. "1", "!" and "|" stand for "i" or "l" ("ham1l7on", "he11o"); the
@@ -32,24 +43,20 @@ const AMBIGUOUS_LEET: Readonly<Record<string, readonly string[]>> = {
   "!": ["i", "l"],
   "|": ["i", "l"],
 };
-/** Up to this many ambiguous characters every mix of readings is tried (2⁴ = 16); beyond, all-"i" and all-"l". */
-const AMBIGUOUS_MIX_MAX = 4;
-
-/** Reads look-alike characters back as letters: every reading of the ambiguous ones, within a bound. */
-export function leetReadings(value: string): string[] {
-  const chars = Array.from(value, (c) => LEET[c] ?? c);
-  const ambiguous = chars.flatMap((c, i) => (AMBIGUOUS_LEET[c] ? [i] : []));
-  const mixes =
-    ambiguous.length <= AMBIGUOUS_MIX_MAX
-      ? Array.from({ length: 2 ** ambiguous.length }, (_, m) => ambiguous.map((_, bit) => (m >> bit) & 1))
-      : [ambiguous.map(() => 0), ambiguous.map(() => 1)];
-  return mixes.map((mix) => {
-    const read = [...chars];
-    ambiguous.forEach((at, k) => {
-      read[at] = AMBIGUOUS_LEET[chars[at] ?? ""]?.[mix[k] ?? 0] ?? read[at] ?? "";
-    });
-    return read.join("");
-  });
+/**
+ * Whether some reading of the value's look-alike characters is one of `words` ("p@ssw0rd" → "password"; "1", "!"
+ * and "|" as "i" or "l" in every mix: "ki11b111" → "killbill"). Read left to right, a reading is given up as soon
+ * as no word starts with it (`prefixes`), so the mixes stay few however many ambiguous characters there are.
+ */
+export function hasReadingIn(value: string, words: ReadonlySet<string>, prefixes: ReadonlySet<string>): boolean {
+  const chars = Array.from(value);
+  const readFrom = (at: number, read: string): boolean => {
+    if (at === chars.length) return words.has(read);
+    const c = chars[at] ?? "";
+    const options = new Set([c, LEET[c] ?? c, ...(AMBIGUOUS_LEET[c] ?? [])]);
+    return [...options].some((o) => prefixes.has(read + o) && readFrom(at + 1, read + o));
+  };
+  return readFrom(0, "");
 }
 
 /** Every character that reads as `letter` ("a" → "4@"). */
@@ -61,14 +68,26 @@ export function lookAlikesOf(letter: string): string {
 
 const reverse = (value: string) => Array.from(value).reverse().join("");
 
-/** Compatibility-normalised and lower-cased (full-width "Ｐａｓｓ" is "pass"), as typed. */
-export function foldCase(value: string): string {
-  return value.normalize("NFKC").toLowerCase();
+export function withoutInvisible(value: string): string {
+  return value.replace(INVISIBLE, "");
 }
 
-/** Without accents ("pässwörd" → "password"), as most keyboards type the breached lists. */
+/** Compatibility-normalised, invisible characters left out, lower-cased ("Ｐａｓｓ" is "pass"): as typed. */
+export function foldCase(value: string): string {
+  return withoutInvisible(value).normalize("NFKC").toLowerCase();
+}
+
+/** Without accents ("pässwörd" → "password") and invisible characters, as most keyboards type the lists. */
 export function stripAccents(value: string): string {
-  return value.normalize("NFKD").replace(COMBINING_MARKS, "").normalize("NFC");
+  return value.normalize("NFKD").replace(MARKS_AND_INVISIBLE, "").normalize("NFC");
+}
+
+/**
+ * The plain reading: no accents nor invisible characters, letters of other scripts that look Latin read as Latin
+ * ("Раssword" with Cyrillic "Р" and "а"), lower-cased. Marks go again after lower-casing ("İ" → "i̇").
+ */
+export function plainForm(value: string): string {
+  return stripAccents(readLatinLookAlikes(stripAccents(value)).toLowerCase());
 }
 
 export function withoutSeparators(value: string): string {
@@ -87,13 +106,73 @@ export function repeatedUnit(value: string): string | undefined {
   return undefined;
 }
 
+/** One reading for every look-alike ("@" and "a", "0" and "o", "1", "!", "l" and "i"), to find repeats by. */
+const sameLooking = (c: string) => (c === "l" || AMBIGUOUS_LEET[c] ? "i" : (LEET[c] ?? c));
+
+/** A stretch of characters, by where it starts and how long it is. */
+interface Stretch {
+  at: number;
+  length: number;
+}
+
+/** The readings written one UTF-16 unit a character, so that native string search finds stretches by index. */
+function encode(readings: readonly string[]): string {
+  const units = new Map<string, string>();
+  return readings
+    .map((r) => units.get(r) ?? units.set(r, String.fromCharCode(PRIVATE_USE + units.size)).get(r))
+    .join("");
+}
+const PRIVATE_USE = 0xe000;
+
+/** The first stretch of `length` characters found again further on without overlapping, and where it recurs. */
+function repeatOf(text: string, length: number): Stretch[] | undefined {
+  for (let at = 0; at + 2 * length <= text.length; at++) {
+    const stretch = text.slice(at, at + length);
+    const again: Stretch[] = [];
+    for (let from = text.indexOf(stretch, at + length); from >= 0; from = text.indexOf(stretch, from + length)) {
+      again.push({ at: from, length });
+    }
+    if (again.length > 0) return again;
+  }
+  return undefined;
+}
+
 /**
- * The whole-password forms: case folded, with and without accents and separators, reversed, and the unit of a
- * repeated password ("password1password1" → "password1"). Empty forms are dropped.
+ * The recurrences of the longest stretch of PASSWORD_POLICY.coreMin characters or more that recurs. A shorter one
+ * recurs whenever a longer one does, so the length is found by halving.
+ */
+function longestRepeats(text: string): Stretch[] {
+  let found: Stretch[] = [];
+  let shortest: number = PASSWORD_POLICY.coreMin;
+  let longest = Math.floor(text.length / 2);
+  while (shortest <= longest) {
+    const length = Math.floor((shortest + longest) / 2);
+    const again = repeatOf(text, length);
+    if (again) [found, shortest] = [again, length + 1];
+    else longest = length - 1;
+  }
+  return found;
+}
+
+/**
+ * The value without the recurrences of its longest repeated stretch (PASSWORD_POLICY.coreMin characters or more),
+ * wherever they stand and in whatever spelling, or undefined when nothing that long repeats: "trustno1trustno1!" →
+ * "trustno1!", "dragon2024dr@gon!" → "dragon2024!", "dragon1dragon2dragon3" → "dragon123".
+ */
+export function withoutRepeats(value: string): string | undefined {
+  const chars = Array.from(value);
+  const again = longestRepeats(encode(chars.map(sameLooking)));
+  if (again.length === 0) return undefined;
+  return chars.filter((_, i) => !again.some(({ at, length }) => i >= at && i < at + length)).join("");
+}
+
+/**
+ * The whole-password forms: case folded as typed and in its plain reading, with and without separators, reversed,
+ * and the unit of a repeated password ("password1password1" → "password1"). Empty forms are dropped.
  */
 export function passwordForms(password: string): string[] {
   const folded = foldCase(password);
-  const plain = stripAccents(folded);
+  const plain = plainForm(password);
   const base = [folded, plain, withoutSeparators(folded), withoutSeparators(plain)];
   const forms = new Set<string>();
   for (const form of base) {
@@ -107,22 +186,34 @@ export function passwordForms(password: string): string[] {
   return [...forms];
 }
 
-/** Whichever class a core is made of; what is not of it may be stripped around it. */
-const LETTER_CORE = /\p{L}/u;
-const DIGIT_CORE = /\p{N}/u;
-const SYMBOL_CORE = /[^\p{L}\p{N}]/u;
-
-/** The kinds of core a form is read as: its letters, or, without letters, its digits and its symbols. */
-function coreKinds(chars: readonly string[]): RegExp[] {
-  return chars.some((c) => LETTER_CORE.test(c)) ? [LETTER_CORE] : [DIGIT_CORE, SYMBOL_CORE];
+/**
+ * A form's letters are mere padding around its digits or symbols when there are no more than PADDING_LETTERS_MAX
+ * of them ("x11111111", "Z12345678!"), or a few more that are themselves a sequence or a repetition
+ * ("Abc12345678!", "xyz!!!!!!!!").
+ */
+function lettersArePadding(chars: readonly string[]): boolean {
+  const letters = chars.filter((c) => LETTER.test(c));
+  return (
+    letters.length <= PADDING_LETTERS_MAX ||
+    (letters.length < PASSWORD_POLICY.coreMin && isDegenerate(letters.join("")))
+  );
 }
 
 /**
- * The cores of a form: the form with any number of its leading and trailing padding characters removed. In a
- * form with letters the padding is what is not a letter ("Password123!" → "password123", …, "password"); a
- * form without letters is read both ways, digits padded by symbols ("123456!" → "123456") and symbols padded by
- * digits ("2024!!!!" → "!!!!"). Cores shorter than `minLength` or longer than `maxLength` are left out, except
- * the form itself.
+ * The kinds of core a form is read as (what is not of the kind may be stripped around it): its letters; and its
+ * digits and its symbols when its letters are padding.
+ */
+function coreKinds(chars: readonly string[]): RegExp[] {
+  const kinds = chars.some((c) => LETTER.test(c)) ? [LETTER] : [];
+  return lettersArePadding(chars) ? [...kinds, DIGIT, SYMBOL] : kinds;
+}
+
+/**
+ * The cores of a form: the form with any number of its leading and trailing padding characters removed. Around
+ * letters the padding is what is not a letter ("Password123!" → "password123", …, "password"); a form with at
+ * most PADDING_LETTERS_MAX letters is also read as digits padded by letters and symbols ("123456!" → "123456")
+ * and symbols padded by letters and digits ("2024!!!!" → "!!!!"). Cores shorter than `minLength` or longer than
+ * `maxLength` are left out, except the form itself.
  */
 export function paddingCores(form: string, minLength: number, maxLength: number): string[] {
   const chars = Array.from(form);
@@ -139,13 +230,18 @@ export function paddingCores(form: string, minLength: number, maxLength: number)
   return [...cores];
 }
 
-/** The form and its cores with all padding removed ("abcdefgh1!" → "abcdefgh"; "2024!!!!" → "!!!!"). */
+/** From the first to the last character of a kind; undefined without that kind. */
+function spanOf(chars: readonly string[], kind: RegExp): string | undefined {
+  const first = chars.findIndex((c) => kind.test(c));
+  return first < 0 ? undefined : chars.slice(first, chars.findLastIndex((c) => kind.test(c)) + 1).join("");
+}
+
+/**
+ * The form and its cores with all padding removed: its letters ("abcdefgh1!" → "abcdefgh"), and, when its letters
+ * are padding, its digits ("k87654321" → "87654321") and its symbols ("2024!!!!" → "!!!!").
+ */
 export function strippedCores(form: string): string[] {
   const chars = Array.from(form);
-  const cores = new Set([form]);
-  for (const kind of coreKinds(chars)) {
-    const first = chars.findIndex((c) => kind.test(c));
-    if (first >= 0) cores.add(chars.slice(first, chars.findLastIndex((c) => kind.test(c)) + 1).join(""));
-  }
-  return [...cores];
+  const cores = coreKinds(chars).map((kind) => spanOf(chars, kind));
+  return [...new Set([form, ...cores.filter((c): c is string => c !== undefined)])];
 }
