@@ -60,6 +60,7 @@ describe("breached passwords and their trivial variants (ASVS 6.2.4)", () => {
     "password1password1",
     "Sunshine!!!",
     "H4m1l70n1!",
+    "K!11B!11#2",
   ])("refuses %s", (password) => {
     expect(passwordRefusal(password)).toBe("common_password");
   });
@@ -239,19 +240,17 @@ describe("invisible characters do not hide a breached word (ASVS 6.2.4)", () => 
     ["a zero-width joiner", "Drag\u200Don2024!!"],
     ["a zero-width non-joiner", "Foot\u200Cball99"],
     ["a word joiner", "S\u2060unshine!!"],
-    ["a combining grapheme joiner", "m\u034Fonkey2024"],
-    ["a variation selector", "p\uFE0Fassword123"],
     ["a tag character", "Pass\u{E0041}word1"],
-    ["a right-to-left override", "\u202Epassword123"],
-    ["combining overlays", "P\u0336a\u0336ssword1"],
+    ["a right-to-left override", "pass\u202Eword123"],
+    ["a byte order mark", "mon\uFEFFkey2024"],
   ])("refuses %s inside a breached word", (_name, password) => {
     expect(passwordRefusal(password)).toBe("common_password");
   });
 
   it.each([
-    ["three characters padded with zero-width spaces", `Xq7${"\u200B".repeat(6)}`],
-    ["only zero-width characters", "\u200B\u2060".repeat(5)],
-    ["only Hangul fillers", "\u3164".repeat(9)],
+    ["three characters padded with invisible ones", "Xq7\u200B\u2060\u00AD\u200C\u200D\uFEFF"],
+    ["only invisible characters", "\u200B\u2060\u00AD\u200C\u200D\uFEFF\u180E\u2061"],
+    ["only Hangul fillers and joiners", "\u3164\u200D\u115F\u200C\u1160\u2060\u3164\u034F"],
   ])("refuses %s", (_name, password) => {
     expect(passwordRefusal(password)).toBe("weak_password");
   });
@@ -287,7 +286,7 @@ describe("a breached word repeated anywhere in the password", () => {
     "Abc123Abc123!",
     "Monkey!Monkey99",
     "Shadow1Sh@dow1",
-    "2024Football2024Football",
+    "2024Football!2024Football",
     "!!SunshineSunshine2",
     "P@ssw0rdP@ssw0rd!",
     "borabora0borabora",
@@ -339,7 +338,7 @@ describe("keyboard walks, with and without Shift", () => {
     ["diagonals", "zse4xdr5cft6"],
     ["columns upwards", "xsw2zaq1"],
     ["a column and a diagonal", "4rfv5tgb"],
-    ["a row backwards and shifted digits", "ytrewq!@#"],
+    ["a column, then again with Shift", "7ujm&UJM"],
     ["a German column", "1yaq2wsx3edc"],
     ["the German shifted digit row", '!"§$%&/('],
     ["the French digit row", "&é\"'(-è_"],
@@ -401,6 +400,11 @@ describe("a sequence or a repetition padded with a letter or two", () => {
     "a2345678b",
     "Abc12345678!",
     "xyz!!!!!!!!",
+    "aaaaaaab",
+    "########!",
+    "11111112",
+    "xabcdefgh",
+    "Qababababab",
   ])("refuses %s", (password) => {
     expect(passwordRefusal(password)).toBe("weak_password");
   });

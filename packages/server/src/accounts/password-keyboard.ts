@@ -55,7 +55,9 @@ function keyboard(graph: AdjacencyGraph): Keyboard {
   const pair = (a: string, b: string) => `${a}\u0000${b}`;
   for (const [c, tokens] of Object.entries(graph)) {
     const key = keyOf.get(c.toLowerCase());
-    if (key) tokens.forEach((token, direction) => token?.[0] && listed.set(pair(key, token[0]), direction));
+    tokens.forEach((token, direction) => {
+      if (key && token?.[0]) listed.set(pair(key, token[0]), direction);
+    });
   }
   const neighbours = new Map<string, Map<string, number>>();
   for (const [entry, direction] of listed) {
@@ -118,23 +120,36 @@ function walksOn(board: Keyboard, chars: readonly string[]): Span[] {
   return walks;
 }
 
+/** An appended walk is this many keys at most; the rest of its run is the word's ("monkey7ujm": "y7ujm"). */
+const APPENDED_WALK_MAX = 6;
+/** A walk may run on into the word's first keys, up to this many ("8ik<m4r$eille": "8ik<m"). */
+const WALK_INTO_WORD_MAX = 3;
+
+/** Where `chars` may be cut to take walks off its start: after them, or inside them (see walkCuts). */
+interface Cuts {
+  /** None, or after one of the two walks nearest the word (with the digits and symbols before and between). */
+  after: number[];
+  /** Inside one of them, where the part cut off is a walk of its own. */
+  inside: number[];
+}
+
 /**
  * Where `chars` may be cut to take walks off its start, with the digits and symbols before and between them: after
- * each of them, or inside one once WALK_RUN_MIN of its keys make a walk of their own (the walk "e4r4rfv" of
- * "newye4r4rfv" holds the word's "e4r": cut after "4rfv", backwards).
+ * one of the two walks nearest the word ("zaq1sw3etness": "sw3e" is the word's), or inside one where an appended
+ * walk may end ("newye4r4rfv" backwards: the walk "vfr4r4e" holds the word's "e4r").
  */
-function walkCuts(board: Keyboard, chars: readonly string[]): number[] {
+function walkCuts(board: Keyboard, chars: readonly string[]): Cuts {
   let reach = 0;
   const walks = walksOn(board, chars);
   const inWalk = (i: number) => walks.some(({ start, end }) => i >= start && i < end);
   while (reach < chars.length && (inWalk(reach) || !LETTER.test(chars[reach] ?? ""))) reach++;
-  const cuts = [0];
-  for (const { start, end } of walks.filter((walk) => walk.end <= reach)) {
-    for (let cut = start + WALK_RUN_MIN; cut <= end; cut++) {
-      if (cut === end || isWalk(board, chars.slice(start, cut))) cuts.push(cut);
-    }
-  }
-  return cuts;
+  const nearest = walks.filter((walk) => walk.end <= reach).slice(-2);
+  const inside = nearest.flatMap(({ start, end }) => {
+    const ends = Array.from({ length: end - start }, (_, i) => start + i + 1);
+    const likely = ends.filter((cut) => cut - start <= APPENDED_WALK_MAX || end - cut <= WALK_INTO_WORD_MAX);
+    return likely.filter((cut) => cut < end && isWalk(board, chars.slice(start, cut)));
+  });
+  return { after: [0, ...nearest.map(({ end }) => end)], inside };
 }
 
 /**
@@ -148,12 +163,14 @@ export function walkTrimmings(value: string): string[] {
   if (!chars.some((c) => LETTER.test(c))) return [];
   const backwards = [...chars].reverse();
   const trimmed = new Set<string>();
+  const trim = (start: number, end: number) => {
+    if (start < chars.length - end) trimmed.add(chars.slice(start, chars.length - end).join(""));
+  };
   for (const board of KEYBOARDS) {
-    for (const start of walkCuts(board, chars)) {
-      for (const end of walkCuts(board, backwards)) {
-        if (start < chars.length - end) trimmed.add(chars.slice(start, chars.length - end).join(""));
-      }
-    }
+    const head = walkCuts(board, chars);
+    const tail = walkCuts(board, backwards);
+    for (const start of head.after) for (const end of [...tail.after, ...tail.inside]) trim(start, end);
+    for (const start of head.inside) for (const end of tail.after) trim(start, end);
   }
   trimmed.delete(value);
   return [...trimmed].filter((word) => LETTER.test(word) && Array.from(word).length >= PASSWORD_POLICY.coreMin);

@@ -3,15 +3,15 @@ import zxcvbnCommon from "@zxcvbn-ts/language-common";
 import { walkTrimmings } from "./password-keyboard.ts";
 import { isDegenerate } from "./password-patterns.ts";
 import {
-  hasReadingIn,
+  isPaddedWord,
   lookAlikesOf,
-  paddingCores,
   passwordForms,
   plainForm,
   strippedCores,
   withoutInvisible,
   withoutRepeats,
   withoutSeparators,
+  wordList,
 } from "./password-variants.ts";
 
 /**
@@ -37,24 +37,10 @@ import {
  */
 
 /** The breached passwords, lower-cased, built once at start (the list is frequency-ranked). */
-const BREACHED: ReadonlySet<string> = new Set(
-  (zxcvbnCommon.dictionary["passwords-common"] as string[])
-    .slice(0, PASSWORD_POLICY.breachedListSize)
-    .map((p) => p.toLowerCase()),
+const BREACHED = wordList(
+  (zxcvbnCommon.dictionary["passwords-common"] as string[]).slice(0, PASSWORD_POLICY.breachedListSize),
 );
 const LETTERS = /\p{L}/gu;
-/** Every beginning of a breached password, to give up a reading that leads to none. */
-const BREACHED_PREFIXES: ReadonlySet<string> = new Set(
-  Array.from(BREACHED).flatMap((p) =>
-    Array.from(p).map((_, i) =>
-      Array.from(p)
-        .slice(0, i + 1)
-        .join(""),
-    ),
-  ),
-);
-/** No core longer than the list's longest entry can be on it: the bound keeps the variants few. */
-const BREACHED_MAX_LENGTH = Math.max(...Array.from(BREACHED, (p) => Array.from(p).length));
 
 /** What is known about the person whose password it is; registration's first step knows only the address. */
 export interface PasswordContext {
@@ -72,19 +58,15 @@ export function passwordRefusal(password: string, context: PasswordContext = {})
   return undefined;
 }
 
-/** Some core of the value short enough to be on the list is on it, as typed or read without its look-alikes. */
-function hasBreachedCore(value: string): boolean {
-  return paddingCores(value, PASSWORD_POLICY.coreMin, BREACHED_MAX_LENGTH).some((core) =>
-    hasReadingIn(core, BREACHED, BREACHED_PREFIXES),
-  );
-}
+/** On the list, as typed or read without its look-alikes, alone or padded. */
+const isBreached = (value: string) => isPaddedWord(value, BREACHED, PASSWORD_POLICY.coreMin);
 
 /**
  * On the list once padded, disguised, repeated anywhere in it ("dragon2024dragon!" is "dragon2024!"), or with a
  * keyboard walk before or after it ("monkey!qaz").
  */
 function isBreachedForm(form: string): boolean {
-  return [form, withoutRepeats(form) ?? form, ...strippedCores(form).flatMap(walkTrimmings)].some(hasBreachedCore);
+  return [form, withoutRepeats(form) ?? form, ...walkTrimmings(form)].some(isBreached);
 }
 
 /** Degenerate as it is, or once its padding is stripped ("aaaaaaaa1!", "abcdefgh2024", "x11111111"). */
@@ -155,6 +137,6 @@ function isBuiltOnContext(forms: readonly string[], words: readonly string[]): b
     for (const pattern of patterns) rest = rest.replace(pattern, "");
     if (rest === contextForm(form)) return false;
     const letters = rest.match(LETTERS)?.length ?? 0;
-    return letters < PASSWORD_POLICY.contextRemainderMin || isDegenerateForm(rest) || hasBreachedCore(rest);
+    return letters < PASSWORD_POLICY.contextRemainderMin || isDegenerateForm(rest) || isBreached(rest);
   });
 }

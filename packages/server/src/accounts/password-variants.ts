@@ -43,20 +43,54 @@ const AMBIGUOUS_LEET: Readonly<Record<string, readonly string[]>> = {
   "!": ["i", "l"],
   "|": ["i", "l"],
 };
+/** A list of words to look for, with every beginning of one (to give up a reading early) and its longest length. */
+export interface WordList {
+  words: ReadonlySet<string>;
+  prefixes: ReadonlySet<string>;
+  longest: number;
+}
+
+/** A list of words, lower-cased, ready to be looked for. */
+export function wordList(entries: readonly string[]): WordList {
+  const words = new Set(entries.map((w) => w.toLowerCase()));
+  const prefixes = new Set<string>();
+  for (const word of words) {
+    const chars = Array.from(word);
+    chars.forEach((_, i) => {
+      prefixes.add(chars.slice(0, i + 1).join(""));
+    });
+  }
+  return { words, prefixes, longest: Math.max(...Array.from(words, (w) => Array.from(w).length)) };
+}
+
+/** What each look-alike character may stand for: itself, the letter it looks like, or either for "1", "!", "|". */
+const LOOK_ALIKE_READINGS: ReadonlyMap<string, readonly string[]> = new Map(
+  [...Object.keys(LEET), ...Object.keys(AMBIGUOUS_LEET)].map((c) => [
+    c,
+    [...new Set([c, LEET[c] ?? c, ...(AMBIGUOUS_LEET[c] ?? [])])],
+  ]),
+);
+const readingsOf = (c: string) => LOOK_ALIKE_READINGS.get(c) ?? [c];
+
 /**
- * Whether some reading of the value's look-alike characters is one of `words` ("p@ssw0rd" → "password"; "1", "!"
- * and "|" as "i" or "l" in every mix: "ki11b111" → "killbill"). Read left to right, a reading is given up as soon
- * as no word starts with it (`prefixes`), so the mixes stay few however many ambiguous characters there are.
+ * Whether the stretch from `start`, ending anywhere from `endMin` to `endMax`, reads as a word of the list, its
+ * look-alike characters read back as letters in every mix ("p@ssw0rd" → "password", "ki11b111" → "killbill").
+ * Read left to right, a reading is given up as soon as no word starts with it, so the mixes stay few however many
+ * ambiguous characters there are, and every end shares the reading of what comes before it.
  */
-export function hasReadingIn(value: string, words: ReadonlySet<string>, prefixes: ReadonlySet<string>): boolean {
-  const chars = Array.from(value);
+function readsAsWord(
+  options: readonly (readonly string[])[],
+  start: number,
+  endMin: number,
+  endMax: number,
+  list: WordList,
+): boolean {
   const readFrom = (at: number, read: string): boolean => {
-    if (at === chars.length) return words.has(read);
-    const c = chars[at] ?? "";
-    const options = new Set([c, LEET[c] ?? c, ...(AMBIGUOUS_LEET[c] ?? [])]);
-    return [...options].some((o) => prefixes.has(read + o) && readFrom(at + 1, read + o));
+    if (at >= endMin && list.words.has(read)) return true;
+    if (at >= endMax) return false;
+    return (options[at] ?? []).some((o) => list.prefixes.has(read + o) && readFrom(at + 1, read + o));
   };
-  return readFrom(0, "");
+  return endMin <= endMax && readFrom(start, "");
 }
 
 /** Every character that reads as `letter` ("a" → "4@"). */
@@ -209,25 +243,25 @@ function coreKinds(chars: readonly string[]): RegExp[] {
 }
 
 /**
- * The cores of a form: the form with any number of its leading and trailing padding characters removed. Around
- * letters the padding is what is not a letter ("Password123!" → "password123", …, "password"); a form with at
- * most PADDING_LETTERS_MAX letters is also read as digits padded by letters and symbols ("123456!" → "123456")
- * and symbols padded by letters and digits ("2024!!!!" → "!!!!"). Cores shorter than `minLength` or longer than
- * `maxLength` are left out, except the form itself.
+ * Whether the form is a word of the list once disguised and padded (ASVS 6.2.4): the form itself, or one of its
+ * cores, the form with any number of its leading and trailing padding characters removed. Around letters the
+ * padding is what is not a letter ("Password123!" → "password123", …, "password"); a form whose letters are padding
+ * is also read as digits padded by letters and symbols ("x123456!" → "123456") and symbols padded by letters and
+ * digits ("2024!!!!" → "!!!!"). Cores shorter than `minLength` are not looked up.
  */
-export function paddingCores(form: string, minLength: number, maxLength: number): string[] {
+export function isPaddedWord(form: string, list: WordList, minLength: number): boolean {
   const chars = Array.from(form);
-  const cores = new Set([form]);
-  for (const kind of coreKinds(chars)) {
+  const options = chars.map(readingsOf);
+  if (readsAsWord(options, 0, chars.length, chars.length, list)) return true;
+  return coreKinds(chars).some((kind) => {
     const first = chars.findIndex((c) => kind.test(c));
-    if (first < 0) continue;
     const last = chars.findLastIndex((c) => kind.test(c));
-    for (let start = 0; start <= first; start++) {
-      const ends = { from: Math.max(last + 1, start + minLength), to: Math.min(chars.length, start + maxLength) };
-      for (let end = ends.from; end <= ends.to; end++) cores.add(chars.slice(start, end).join(""));
+    for (let start = 0; first >= 0 && start <= first; start++) {
+      const [endMin, endMax] = [Math.max(last + 1, start + minLength), Math.min(chars.length, start + list.longest)];
+      if (readsAsWord(options, start, endMin, endMax, list)) return true;
     }
-  }
-  return [...cores];
+    return false;
+  });
 }
 
 /** From the first to the last character of a kind; undefined without that kind. */
