@@ -1,18 +1,10 @@
 import { BRANDS, PASSWORD_LIMITS, PASSWORD_POLICY, type PasswordPolicyCode } from "@gatehouse/contract";
 import zxcvbnCommon from "@zxcvbn-ts/language-common";
+import { isPaddedWord, strippedCores, wordList } from "./password-cores.ts";
 import { walkTrimmings } from "./password-keyboard.ts";
 import { isDegenerate } from "./password-patterns.ts";
-import {
-  isPaddedWord,
-  lookAlikesOf,
-  passwordForms,
-  plainForm,
-  strippedCores,
-  withoutInvisible,
-  withoutRepeats,
-  withoutSeparators,
-  wordList,
-} from "./password-variants.ts";
+import { withoutRepeats } from "./password-repeats.ts";
+import { lookAlikesOf, passwordForms, plainForm, withoutInvisible, withoutSeparators } from "./password-variants.ts";
 
 /**
  * The password policy for registration and every new password (ASVS 6.2.4, 6.2.11; docs/decisions.md
@@ -32,8 +24,8 @@ import {
  * 3. `common_password` — one of the PASSWORD_POLICY.breachedListSize most common breached passwords, or a
  *    trivial variant of one: any case, look-alike characters ("P@ssw0rd") and letters of other scripts ("Раssword"
  *    in Cyrillic "Р" and "а"), invisible characters inside it ("Pass\u200Bword"), digits and symbols before or
- *    after it ("Password123!", "!!monkey2024"), separators ("pass word"), reversed ("drowssap"), repeated, whole
- *    or anywhere in it ("dragondragon", "Dragon2024Dragon!").
+ *    after it ("Password123!", "!!monkey2024"), keyboard walks before or after it ("Monkey!QAZ"), separators
+ *    ("pass word"), reversed ("drowssap"), repeated, whole or anywhere in it ("dragondragon", "Dragon2024Dragon!").
  */
 
 /** The breached passwords, lower-cased, built once at start (the list is frequency-ranked). */
