@@ -27,6 +27,11 @@ describe("register/validate says it on blur, with what the form knows", () => {
     ["one repeated character", { password: "zzzzzzzzzz" }, "errors.weak_password"],
     ["only spaces", { password: "          " }, "errors.weak_password"],
     ["a keyboard row", { password: "asdfghjkl" }, "errors.weak_password"],
+    ["a breached word with a zero-width space inside", { password: "Pass\u200Bword123!" }, "errors.common_password"],
+    ["a breached word written twice, apart", { password: "Dragon2024Dragon!" }, "errors.common_password"],
+    ["keyboard columns typed with Shift", { password: "!QAZ2wsx#EDC" }, "errors.weak_password"],
+    ["a repeated digit padded with a letter", { password: "x11111111" }, "errors.weak_password"],
+    ["a breached word in Cyrillic look-alikes", { password: "Раssword123!" }, "errors.common_password"],
     [
       "step 1: the address's local part",
       { email: "tamsin.roe@example.com", password: "Tamsin-1990!" },
