@@ -471,6 +471,7 @@ describe("letters of other scripts that look Latin", () => {
     ["Greek capitals", "ΜΟΝΚΕΥ123"],
     ["small capitals", "ᴘᴀssᴡᴏʀᴅ1"],
     ["Latin letters with a stroke", "Føøtball1"],
+    ["a Cherokee capital", "Ꮲassword1"],
   ])("refuses a breached word in %s", (_name, password) => {
     expect(passwordRefusal(password)).toBe("common_password");
   });

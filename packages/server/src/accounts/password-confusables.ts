@@ -1,58 +1,61 @@
 /**
  * Letters of other scripts that look like Latin letters (ASVS 6.2.4): "Раssword" with a Cyrillic "Р" and "а" is
- * "Password" to the eye and to a cracker's homoglyph rules. A small table of the common confusables (the letters
- * of Unicode's confusables.txt that look like a Latin letter in Cyrillic, Greek and Armenian, the small capitals
- * of "fancy text" generators, and the Latin letters with a stroke that NFKD does not take apart), read before
- * lower-casing because case changes the look ("Ν" is an "N", "ν" a "v"). A UTS #39 skeleton library would
- * also map Latin to Latin ("1" → "l", "0" → "O"), which our case folding and look-alike readings already do
- * their own way, so it is not used.
+ * "Password" to the eye and to a cracker's homoglyph rules. A small table of the common confusables: the letters of
+ * Unicode's confusables.txt that look like a Latin letter in Cyrillic, Greek, Armenian and Cherokee, the small
+ * capitals of "fancy text" generators, and Latin letters NFKD leaves whole (with a stroke, the wynn). It is read
+ * before lower-casing because case changes the look ("Ν" is an "N", "ν" a "v"). A UTS #39 skeleton library would
+ * also map Latin to Latin ("1" → "l", "0" → "O"), which our case folding and look-alike readings already do their
+ * own way, so it is not used.
  */
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
-  A: "АΑ",
+  A: "АΑᎪ",
   a: "аαᴀ",
-  B: "ВΒ",
+  B: "ВΒᏴ",
   b: "ьƀʙ",
-  C: "С",
+  C: "СᏟ",
   c: "сᴄ",
-  D: "ԀĐ",
+  D: "ԀĐᎠ",
   d: "ԁđᴅ",
-  E: "ЕΕ",
+  E: "ЕΕᎬ",
   e: "еεᴇ",
+  G: "Ꮐ",
   g: "ɢ",
-  H: "НΗҺĦ",
+  H: "НΗҺĦᎻ",
   h: "һհħʜ",
   I: "ІΙӀ",
   i: "іιıɪ",
-  J: "Ј",
+  J: "ЈᎫ",
   j: "јᴊ",
-  K: "КΚ",
+  K: "КΚᏦ",
   k: "κᴋ",
-  L: "Ł",
+  L: "ŁᏞ",
   l: "ӏłʟ",
-  M: "МΜ",
+  M: "МΜᎷ",
   m: "ᴍ",
   N: "Ν",
   n: "ηոɴ",
   O: "ОΟØ",
   o: "оοօøᴏ",
-  P: "РΡ",
-  p: "рρᴘ",
+  P: "РΡᏢǷ",
+  p: "рρᴘƿ",
   Q: "Ԛ",
   q: "ԛ",
+  R: "Ꭱ",
   r: "ʀ",
-  S: "Ѕ",
+  S: "ЅᏚ",
   s: "ѕꜱ",
-  T: "ТΤŦ",
+  T: "ТΤŦᎢ",
   t: "τŧᴛ",
   u: "υսᴜ",
+  V: "Ꮩ",
   v: "νᴠ",
-  W: "Ԝ",
+  W: "ԜᎳ",
   w: "ԝωᴡ",
   X: "ХΧ",
   x: "хχ",
   Y: "УΥҮ",
   y: "уүγʏ",
-  Z: "Ζ",
+  Z: "ΖᏃ",
   z: "ᴢ",
 };
 
