@@ -3,30 +3,28 @@ import type { ComponentType } from "react";
 import { createBrowserRouter, type LoaderFunction, type RouteObject } from "react-router";
 import NotFound from "../screens/system/NotFound.tsx";
 import { RouteError, Shell } from "./Shell.tsx";
+import { SCREEN_FILES } from "./screen-files.ts";
 import { fetchSession, requireSession } from "./session.ts";
 
 type ScreenModule = { default: ComponentType };
 
 /**
- * Screens built so far, each loaded on demand. A route of spec §2 missing here belongs to later work and shows
- * the 404 page until its screen lands (DEVELOPERS.md: never a placeholder).
+ * The screen modules of SCREEN_FILES, each its own chunk, loaded on demand. The glob names them (it must be a
+ * literal), and a test pins that it covers every entry of SCREEN_FILES.
  */
-const SCREENS: Partial<Record<RouteId, () => Promise<ScreenModule>>> = {
-  LOGIN: () => import("../screens/login/Login.tsx"),
-  LOGIN_SUCCESS: () => import("../screens/login/LoginSuccess.tsx"),
-  LOGOUT: () => import("../screens/login/Logout.tsx"),
-  ERROR: () => import("../screens/system/ErrorPage.tsx"),
-  REGISTER: () => import("../screens/register/Register.tsx"),
-  REGISTER_COMPLETE: () => import("../screens/register/RegisterComplete.tsx"),
-  ACCOUNT_ACTIVATE: () => import("../screens/activate/Activate.tsx"),
-  TRIAL_ACTIVATE_LOGIN: () => import("../screens/activate/ActivateLogin.tsx"),
-  PASSWORD_RECOVER: () => import("../screens/password/Recover.tsx"),
-  PASSWORD_RESET: () => import("../screens/password/Reset.tsx"),
-  PASSWORD_SETUP: () => import("../screens/password/Setup.tsx"),
-  PASSWORD_CHANGE: () => import("../screens/password/Change.tsx"),
-  ACCOUNT_EDIT: () => import("../screens/profile/EditProfile.tsx"),
-  ACCOUNT_DELETE: () => import("../screens/profile/DeleteAccount.tsx"),
-};
+export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
+  "../screens/login/{Login,LoginSuccess,Logout}.tsx",
+  "../screens/system/ErrorPage.tsx",
+  "../screens/register/{Register,RegisterComplete}.tsx",
+  "../screens/activate/{Activate,ActivateLogin}.tsx",
+  "../screens/password/{Recover,Reset,Setup,Change}.tsx",
+  "../screens/profile/{EditProfile,DeleteAccount}.tsx",
+]);
+
+function screenFor(id: RouteId): (() => Promise<ScreenModule>) | undefined {
+  const file = SCREEN_FILES[id];
+  return file === undefined ? undefined : SCREEN_MODULES[`../screens/${file}.tsx`];
+}
 
 function loaderFor(id: RouteId): LoaderFunction | undefined {
   const route: UiRoute = ROUTES[id];
@@ -35,7 +33,7 @@ function loaderFor(id: RouteId): LoaderFunction | undefined {
 }
 
 function routeFor(id: RouteId): RouteObject {
-  const screen = SCREENS[id];
+  const screen = screenFor(id);
   const loader = loaderFor(id);
   if (!screen) return { path: ROUTES[id].path, Component: NotFound };
   return {

@@ -1,0 +1,24 @@
+import type { RouteId } from "@gatehouse/contract";
+
+/**
+ * Which screen module each built route shows, as a path under `src/screens/` without its extension. Plain data,
+ * so the build can read it too: it lists what to preload for each route in the host page (issue #9), and the
+ * router loads the same modules on demand. A route of spec §2 missing here belongs to later work and shows the
+ * 404 page until its screen lands (DEVELOPERS.md: never a placeholder).
+ */
+export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
+  LOGIN: "login/Login",
+  LOGIN_SUCCESS: "login/LoginSuccess",
+  LOGOUT: "login/Logout",
+  ERROR: "system/ErrorPage",
+  REGISTER: "register/Register",
+  REGISTER_COMPLETE: "register/RegisterComplete",
+  ACCOUNT_ACTIVATE: "activate/Activate",
+  TRIAL_ACTIVATE_LOGIN: "activate/ActivateLogin",
+  PASSWORD_RECOVER: "password/Recover",
+  PASSWORD_RESET: "password/Reset",
+  PASSWORD_SETUP: "password/Setup",
+  PASSWORD_CHANGE: "password/Change",
+  ACCOUNT_EDIT: "profile/EditProfile",
+  ACCOUNT_DELETE: "profile/DeleteAccount",
+};
