@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 
 /**
  * Stable error codes of the gateway (STYLE.md §2: errors are codes, not sentences). Each maps to an HTTP
@@ -88,15 +88,15 @@ export type FieldError = z.infer<typeof FieldError>;
 
 /** The error object of spec §3. `message` is English; clients translate by `error_code`. */
 export const ErrorAnswer = z.object({
-  HTTPStatus: z.number().int(),
+  HTTPStatus: z.int(),
   message: z.string(),
   guid: z.string(),
   error_code: z.string(),
   error_message: z.string(),
   error_guid: z.string(),
   /** Activation errors: the failure may pass (spec §3). Lockouts: the block ends by itself. */
-  temporary: z.boolean().optional(),
-  fields: z.array(FieldError).optional(),
+  temporary: z.optional(z.boolean()),
+  fields: z.optional(z.array(FieldError)),
 });
 export type ErrorAnswer = z.infer<typeof ErrorAnswer>;
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 import { BRAND_IDS } from "./brands.ts";
 import { LANGUAGE_CODES } from "./languages.ts";
 
@@ -13,8 +13,8 @@ export const FLAGS = [
 export type Flag = (typeof FLAGS)[number];
 
 export const Flags = z.object(
-  Object.fromEntries(FLAGS.map((f) => [f, z.boolean().default(false)])) as {
-    [K in Flag]: z.ZodDefault<z.ZodBoolean>;
+  Object.fromEntries(FLAGS.map((f) => [f, z._default(z.boolean(), false)])) as {
+    [K in Flag]: z.ZodMiniDefault<z.ZodMiniBoolean>;
   },
 );
 export type Flags = z.infer<typeof Flags>;

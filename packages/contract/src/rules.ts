@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 import { CAPTCHA_ANSWER_MAX, EMAIL_MAX, NAME_LIMITS, PASSWORD_LIMITS } from "./constants.ts";
 import { normalizeText, textLength } from "./text.ts";
 
@@ -7,35 +7,48 @@ import { normalizeText, textLength } from "./text.ts";
  * Text fields are normalised (trimmed, whitespace collapsed) before their length is measured; passwords
  * are taken exactly as typed (ASVS 6.2.x: no silent trimming or truncation of secrets).
  */
-const text = () => z.string().transform(normalizeText);
+const text = () => z.pipe(z.string(), z.transform(normalizeText));
 
 const maxChars = (max: number, error: string) =>
-  z.string().refine((value) => textLength(value) <= max, { error, params: { max } });
+  z.string().check(z.refine((value) => textLength(value) <= max, { error, params: { max } }));
 
-export const loginEmailRule = text().pipe(
-  z.string().min(1, { error: "validation.loginEmail.required" }).pipe(maxChars(EMAIL_MAX, "validation.email.invalid")),
+/** A normalised text field: required (its own message), then at most `max` code points. */
+const requiredText = (required: string, max: number, tooLong: string) =>
+  z.pipe(text(), z.pipe(z.string().check(z.minLength(1, { error: required })), maxChars(max, tooLong)));
+
+export const loginEmailRule = requiredText("validation.loginEmail.required", EMAIL_MAX, "validation.email.invalid");
+
+export const emailRule = z.pipe(
+  text(),
+  z.pipe(
+    z.pipe(
+      z.string().check(z.minLength(1, { error: "validation.email.required" })),
+      maxChars(EMAIL_MAX, "validation.email.invalid"),
+    ),
+    z.email({ error: "validation.email.invalid" }),
+  ),
 );
 
-export const emailRule = text().pipe(
-  z
-    .string()
-    .min(1, { error: "validation.email.required" })
-    .pipe(maxChars(EMAIL_MAX, "validation.email.invalid"))
-    .pipe(z.email({ error: "validation.email.invalid" })),
+/** A password taken exactly as typed: required, then between `min` and `max` code points, each with its key. */
+const passwordRule = (min: number, minKey: string, max: number) =>
+  z.string().check(
+    z.minLength(1, { error: "validation.password.required" }),
+    z.refine((value) => textLength(value) >= min, { error: minKey }),
+    z.refine((value) => textLength(value) <= max, { error: "validation.password.registerMax" }),
+  );
+
+// No account can hold a longer password than registerMax (register and admin rules cap it), and it bounds hashing work.
+export const loginPasswordRule = passwordRule(
+  PASSWORD_LIMITS.loginMin,
+  "validation.password.loginMin",
+  PASSWORD_LIMITS.registerMax,
 );
 
-export const loginPasswordRule = z
-  .string()
-  .min(1, { error: "validation.password.required" })
-  .refine((value) => textLength(value) >= PASSWORD_LIMITS.loginMin, { error: "validation.password.loginMin" })
-  // No account can hold a longer password (register and admin rules cap it), and it bounds hashing work.
-  .refine((value) => textLength(value) <= PASSWORD_LIMITS.registerMax, { error: "validation.password.registerMax" });
-
-export const registerPasswordRule = z
-  .string()
-  .min(1, { error: "validation.password.required" })
-  .refine((value) => textLength(value) >= PASSWORD_LIMITS.registerMin, { error: "validation.password.registerMin" })
-  .refine((value) => textLength(value) <= PASSWORD_LIMITS.registerMax, { error: "validation.password.registerMax" });
+export const registerPasswordRule = passwordRule(
+  PASSWORD_LIMITS.registerMin,
+  "validation.password.registerMin",
+  PASSWORD_LIMITS.registerMax,
+);
 
 /**
  * The registration password's rule (spec §5: 8–64 characters) as a checklist item for the register form. The
@@ -66,40 +79,41 @@ export function hasNonLatinLetters(value: string): boolean {
   return /(?!\p{Script=Latin})\p{L}/u.test(value);
 }
 
-export const newPasswordRule = z
-  .string()
-  .min(1, { error: "validation.password.required" })
-  .refine((value) => NEW_PASSWORD_CHECKS.every((check) => check.test(value)), { error: "validation.password.rules" })
-  .refine((value) => textLength(value) <= PASSWORD_LIMITS.newMax, { error: "validation.password.registerMax" });
-
-export const oldPasswordRule = z.string().min(1, { error: "validation.oldPassword.invalid" });
-
-export const firstNameRule = text().pipe(
-  z
-    .string()
-    .min(1, { error: "validation.firstName.required" })
-    .pipe(maxChars(NAME_LIMITS.firstNameMax, "validation.firstName.max")),
+export const newPasswordRule = z.string().check(
+  z.minLength(1, { error: "validation.password.required" }),
+  z.refine((value) => NEW_PASSWORD_CHECKS.every((check) => check.test(value)), { error: "validation.password.rules" }),
+  z.refine((value) => textLength(value) <= PASSWORD_LIMITS.newMax, { error: "validation.password.registerMax" }),
 );
 
-export const lastNameRule = text().pipe(
-  z
-    .string()
-    .min(1, { error: "validation.lastName.required" })
-    .pipe(maxChars(NAME_LIMITS.lastNameMax, "validation.lastName.max")),
+export const oldPasswordRule = z.string().check(z.minLength(1, { error: "validation.oldPassword.invalid" }));
+
+export const firstNameRule = requiredText(
+  "validation.firstName.required",
+  NAME_LIMITS.firstNameMax,
+  "validation.firstName.max",
 );
 
-export const countryRule = z
-  .string()
-  .min(1, { error: "validation.country.required" })
-  .regex(/^[A-Za-z]{2}$/u, { error: "validation.country.required" })
-  .transform((value) => value.toUpperCase());
+export const lastNameRule = requiredText(
+  "validation.lastName.required",
+  NAME_LIMITS.lastNameMax,
+  "validation.lastName.max",
+);
 
-export const captchaAnswerRule = text().pipe(
+export const countryRule = z.pipe(
   z
     .string()
-    .min(1, { error: "validation.captcha.required" })
-    .pipe(maxChars(CAPTCHA_ANSWER_MAX, "errors.captcha_incorrect")),
+    .check(
+      z.minLength(1, { error: "validation.country.required" }),
+      z.regex(/^[A-Za-z]{2}$/u, { error: "validation.country.required" }),
+    ),
+  z.transform((value: string) => value.toUpperCase()),
+);
+
+export const captchaAnswerRule = requiredText(
+  "validation.captcha.required",
+  CAPTCHA_ANSWER_MAX,
+  "errors.captcha_incorrect",
 );
 
 /** Setup-password selects (spec §5): required, and the *Other text is required when Other is chosen. */
-export const requiredSelectRule = z.string().min(1, { error: "validation.required" });
+export const requiredSelectRule = z.string().check(z.minLength(1, { error: "validation.required" }));

@@ -80,7 +80,7 @@ describe("gateway endpoints (spec §7)", () => {
       ]),
     );
     expect(Object.keys(api.login.answer.shape)).toEqual(["RequiredPasswordUpdate", "RequiredProfileUpdate"]);
-    expect(Object.keys(api.session.answer.unwrap().shape)).toEqual([
+    expect(Object.keys(api.session.answer.def.innerType.shape)).toEqual([
       "ID",
       "UserGUID",
       "Email",

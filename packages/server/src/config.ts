@@ -21,7 +21,7 @@ export const BrandsFile = z.object({
         .toLowerCase()
         .regex(/^(\[[0-9a-f:]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)$/u, "must be a bare host name (no scheme, port or path)"),
       brand: z.enum(BRAND_IDS),
-      flags: Flags.partial().optional(),
+      flags: z.object(Flags.shape).partial().optional(),
     }),
   ),
 });

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { z } from "zod/mini";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -6,7 +6,7 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
  * One gateway endpoint, declared once (STYLE.md §1): the server validates with it, the web client is typed
  * by it. `path` is relative to the gateway base (`/api`); `{name}` marks a path parameter.
  */
-export interface Endpoint<Body extends z.ZodType = z.ZodType, Answer extends z.ZodType = z.ZodType> {
+export interface Endpoint<Body extends z.ZodMiniType = z.ZodMiniType, Answer extends z.ZodMiniType = z.ZodMiniType> {
   readonly method: HttpMethod;
   readonly path: string;
   readonly body?: Body;
@@ -20,5 +20,5 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;
 }
 
-export type BodyOf<E> = E extends Endpoint<infer B, z.ZodType> ? z.input<B> : never;
-export type AnswerOf<E> = E extends Endpoint<z.ZodType, infer A> ? z.infer<A> : never;
+export type BodyOf<E> = E extends Endpoint<infer B, z.ZodMiniType> ? z.input<B> : never;
+export type AnswerOf<E> = E extends Endpoint<z.ZodMiniType, infer A> ? z.infer<A> : never;

@@ -1,3 +1,4 @@
+import { z } from "zod/mini";
 import { defineEndpoint } from "./endpoint.ts";
 import * as s from "./schemas.ts";
 
@@ -11,7 +12,7 @@ export const api = {
   session: defineEndpoint({
     method: "GET",
     path: "/session",
-    answer: s.SessionAnswer.nullable(),
+    answer: z.nullable(s.SessionAnswer),
     statuses: [200, 204],
   }),
   countries: defineEndpoint({ method: "GET", path: "/countries", answer: s.CountriesAnswer, statuses: [200] }),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 import { CAPTCHA_ANSWER_MAX, EMAIL_MAX } from "../constants.ts";
 import { MARKETING_SOURCES, PLATFORMS, ROLES } from "../options.ts";
 import {
@@ -17,9 +17,9 @@ import { normalizeText } from "../text.ts";
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
 export const Empty = z.object({});
 
-const returnTo = z.string().max(2048).optional();
-const short = z.string().max(256).optional();
-const code = z.string().min(1, { error: "validation.code.required" }).max(512);
+const returnTo = z.optional(z.string().check(z.maxLength(2048)));
+const short = z.optional(z.string().check(z.maxLength(256)));
+const code = z.string().check(z.minLength(1, { error: "validation.code.required" }), z.maxLength(512));
 
 export const SessionAnswer = z.object({
   ID: z.string(),
@@ -38,15 +38,15 @@ export const CountriesAnswer = z.array(Country);
 export const LoginBody = z.object({
   email: loginEmailRule,
   password: loginPasswordRule,
-  isTrial: z.boolean().optional(),
-  isEnscapeTrial: z.boolean().optional(),
+  isTrial: z.optional(z.boolean()),
+  isEnscapeTrial: z.optional(z.boolean()),
 });
 export const LoginAnswer = z.object({ RequiredPasswordUpdate: z.boolean(), RequiredProfileUpdate: z.boolean() });
 
 export const LoginModesBody = z.object({ username: loginEmailRule });
 export const LoginModesAnswer = z.object({ oidc: z.boolean(), password: z.boolean() });
 
-export const LogoutBody = z.object({ ua: z.string().max(64).optional() });
+export const LogoutBody = z.object({ ua: z.optional(z.string().check(z.maxLength(64))) });
 
 /**
  * One field to check on blur. With `password`, the password is checked (length, then the password policy) and
@@ -54,45 +54,41 @@ export const LogoutBody = z.object({ ua: z.string().max(64).optional() });
  */
 export const RegisterValidateBody = z
   .object({
-    email: z
-      .string()
-      .max(EMAIL_MAX * 2)
-      .optional(),
-    firstName: z.string().max(512).optional(),
-    lastName: z.string().max(512).optional(),
-    countryCode: z.string().max(16).optional(),
-    password: z.string().max(512).optional(),
+    email: z.optional(z.string().check(z.maxLength(EMAIL_MAX * 2))),
+    firstName: z.optional(z.string().check(z.maxLength(512))),
+    lastName: z.optional(z.string().check(z.maxLength(512))),
+    countryCode: z.optional(z.string().check(z.maxLength(16))),
+    password: z.optional(z.string().check(z.maxLength(512))),
   })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: "validation.required" });
+  .check(
+    z.refine((body) => Object.values(body).some((value) => value !== undefined), { error: "validation.required" }),
+  );
 export const RegisterValidateAnswer = z.object({
   status: z.enum(["ok", "invalid", "conflict"]),
   /** The e-mail's domain signs in only through its company's identity provider. */
-  corporate: z.boolean().optional(),
-  message: z.string().optional(),
+  corporate: z.optional(z.boolean()),
+  message: z.optional(z.string()),
 });
 
 export const RegisterBody = z.object({
-  captchaGUID: z.string().max(256).optional(),
-  captchaAnswer: z
-    .string()
-    .max(CAPTCHA_ANSWER_MAX * 4)
-    .optional(),
+  captchaGUID: z.optional(z.string().check(z.maxLength(256))),
+  captchaAnswer: z.optional(z.string().check(z.maxLength(CAPTCHA_ANSWER_MAX * 4))),
   /** Our addition: the bot-check token of visitors outside CN (spec §2 "Elsewhere a bot-check token is used"). */
-  botCheck: z.string().max(8192).optional(),
+  botCheck: z.optional(z.string().check(z.maxLength(8192))),
   email: emailRule,
   password: registerPasswordRule,
   firstName: firstNameRule,
   lastName: lastNameRule,
   countryCode: countryRule,
-  newsletterSubscription: z.boolean().default(false),
+  newsletterSubscription: z._default(z.boolean(), false),
   returnTo,
   utmMedium: short,
   utmSource: short,
   utmCampaign: short,
-  httpReferer: z.string().max(2048).optional(),
-  productCode: z.string().max(64).optional(),
-  isTrial: z.boolean().optional(),
-  isEnscapeTrial: z.boolean().optional(),
+  httpReferer: z.optional(z.string().check(z.maxLength(2048))),
+  productCode: z.optional(z.string().check(z.maxLength(64))),
+  isTrial: z.optional(z.boolean()),
+  isEnscapeTrial: z.optional(z.boolean()),
 });
 
 export const CaptchaAnswer = z.object({ id: z.string(), image: z.string() });
@@ -103,13 +99,13 @@ export const SocialPlatform = z.enum(["google", "facebook", "trimble"]);
 export const SocialLoginBody = z.object({
   platform: SocialPlatform,
   continue: returnTo,
-  auto_register: z.boolean().optional(),
+  auto_register: z.optional(z.boolean()),
 });
 export const RedirectAnswer = z.object({ redirect_to: z.string() });
 
 export const SocialRegisterBody = z.object({
   countryCode: countryRule,
-  newsletterSubscription: z.boolean().default(false),
+  newsletterSubscription: z._default(z.boolean(), false),
   firstName: firstNameRule,
   lastName: lastNameRule,
 });
@@ -125,26 +121,26 @@ export const ProfileAnswer = z.object({
   passwordAllowed: z.boolean(),
 });
 export const ProfileBody = z.object({
-  email: z.string().optional(),
+  email: z.optional(z.string()),
   firstName: firstNameRule,
   lastName: lastNameRule,
   countryCode: countryRule,
-  customerNumber: z.string().optional(),
-  passwordAllowed: z.boolean().optional(),
+  customerNumber: z.optional(z.string()),
+  passwordAllowed: z.optional(z.boolean()),
 });
 
 export const RecoverBody = z.object({ email: emailRule, returnTo });
 export const CODE_STATUSES = ["valid", "invalid", "expired", "used", "superseded"] as const;
 /** A code that cannot be used carries a `guid` for the page's "Ref:" (spec §2), logged with its reason. */
-export const CodeStatusAnswer = z.object({ status: z.enum(CODE_STATUSES), guid: z.string().optional() });
+export const CodeStatusAnswer = z.object({ status: z.enum(CODE_STATUSES), guid: z.optional(z.string()) });
 export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
 
 const choice = (options: readonly string[]) =>
-  z
-    .string()
-    .min(1, { error: "validation.required" })
-    .refine((value) => options.includes(value), { error: "validation.required" });
-const other = z.string().transform(normalizeText).pipe(z.string().max(256)).optional();
+  z.string().check(
+    z.minLength(1, { error: "validation.required" }),
+    z.refine((value) => options.includes(value), { error: "validation.required" }),
+  );
+const other = z.optional(z.pipe(z.pipe(z.string(), z.transform(normalizeText)), z.string().check(z.maxLength(256))));
 
 /** Spec §5: the three selects are required; each *Other text is required when Other is chosen. */
 export const MarketingInfo = z
@@ -155,32 +151,30 @@ export const MarketingInfo = z
     platformOfInterestOther: other,
     role: choice(ROLES),
     roleOther: other,
-    phoneNumber: z
-      .string()
-      .transform(normalizeText)
-      .pipe(
-        z
-          .string()
-          .max(32)
-          .regex(/^[+\d\s().-]*$/u, { error: "validation.phone" }),
-      )
-      .optional(),
+    phoneNumber: z.optional(
+      z.pipe(
+        z.pipe(z.string(), z.transform(normalizeText)),
+        z.string().check(z.maxLength(32), z.regex(/^[+\d\s().-]*$/u, { error: "validation.phone" })),
+      ),
+    ),
   })
-  .superRefine((info, ctx) => {
-    for (const [select, text] of [
-      ["marketingSource", "marketingSourceOther"],
-      ["platformOfInterest", "platformOfInterestOther"],
-      ["role", "roleOther"],
-    ] as const) {
-      if (info[select] === "Other" && !info[text])
-        ctx.addIssue({ code: "custom", path: [text], message: "validation.required" });
-    }
-  });
+  .check(
+    z.superRefine((info, ctx) => {
+      for (const [select, text] of [
+        ["marketingSource", "marketingSourceOther"],
+        ["platformOfInterest", "platformOfInterestOther"],
+        ["role", "roleOther"],
+      ] as const) {
+        if (info[select] === "Other" && !info[text])
+          ctx.addIssue({ code: "custom", path: [text], message: "validation.required" });
+      }
+    }),
+  );
 export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
 export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });
 export const ActivateBody = z.object({ activationCode: code });
 export const ResendActivationBody = z.object({ email: emailRule, returnTo });
 export const DeleteBody = z.object({ deletionCode: code });
 /** Our addition (issue #5): the password re-confirms the person; accounts without one confirm by the mail alone. */
-export const DeleteRequestBody = z.object({ password: z.string().max(256).optional() });
+export const DeleteRequestBody = z.object({ password: z.optional(z.string().check(z.maxLength(256))) });
 export const DiscourseAnswer = z.object({ loginUrl: z.string() });

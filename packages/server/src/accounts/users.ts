@@ -21,9 +21,9 @@ import { clearFailures, forgetAddress } from "./throttle.ts";
 export const NewUser = z.object({
   email: emailRule,
   password: registerPasswordRule,
-  firstName: firstNameRule.optional(),
-  lastName: lastNameRule.optional(),
-  countryCode: countryRule.optional(),
+  firstName: z.optional(firstNameRule),
+  lastName: z.optional(lastNameRule),
+  countryCode: z.optional(countryRule),
   status: z.enum(["pending", "active"]).default("active"),
   /** The user must choose a new password at the next sign-in (spec §4: accounts being merged). */
   requirePasswordUpdate: z.boolean().default(false),

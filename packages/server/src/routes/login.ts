@@ -1,5 +1,6 @@
 import { api, LOGIN_RATE_PER_ADDRESS } from "@gatehouse/contract";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod/mini";
 import { isCorporateDomain } from "../accounts/registration.ts";
 import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
@@ -56,7 +57,7 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
     },
   );
 
-  app.post(`/api${api.logout.path}`, { schema: { body: api.logout.body.optional() } }, async (request, reply) => {
+  app.post(`/api${api.logout.path}`, { schema: { body: z.optional(api.logout.body) } }, async (request, reply) => {
     await app.signOut(request, reply);
     return {};
   });

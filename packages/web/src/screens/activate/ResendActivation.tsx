@@ -3,6 +3,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
+import { z } from "zod/mini";
 import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Alert } from "../../ui/Alert.tsx";
@@ -10,7 +11,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useT } from "../../ui/useT.ts";
 
-const Form = ResendActivationBody.pick({ email: true });
+const Form = z.pick(ResendActivationBody, { email: true });
 
 /**
  * The way forward from an activation link that cannot be used: ask for a fresh one by address. The gateway

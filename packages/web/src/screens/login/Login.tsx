@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { Trans, useTranslation } from "react-i18next";
 import { Link, useLoaderData, useNavigate, useSearchParams } from "react-router";
+import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -20,7 +21,7 @@ import { destinationAfterSignIn, destinationWhenSignedIn, isInternal } from "./d
 import styles from "./Login.module.css";
 import { type Platform, startSocialSignIn } from "./social.ts";
 
-const Form = LoginBody.pick({ email: true, password: true });
+const Form = z.pick(LoginBody, { email: true, password: true });
 type FormInput = { email: string; password: string };
 
 type Notice =

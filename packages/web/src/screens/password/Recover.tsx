@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
+import { z } from "zod/mini";
 import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
@@ -15,7 +16,7 @@ import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint, useCorporateHint } from "../login/corporate.tsx";
 
-const Form = RecoverBody.pick({ email: true });
+const Form = z.pick(RecoverBody, { email: true });
 
 /** Forgot password (spec §2): an address, Recover, then the same thank-you whether or not the account exists. */
 export default function Recover() {

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
+import { z } from "zod/mini";
 import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -17,7 +18,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
-const Form = ResetPasswordBody.pick({ password: true });
+const Form = z.pick(ResetPasswordBody, { password: true });
 
 /** Reset password (spec §2): LOADING... while the code is checked, then the new password and Update. */
 export default function Reset() {

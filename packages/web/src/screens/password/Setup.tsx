@@ -12,6 +12,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
+import { z } from "zod/mini";
 import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -27,7 +28,7 @@ import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
-const Form = SetupPasswordBody.pick({ password: true, marketingInfo: true });
+const Form = z.pick(SetupPasswordBody, { password: true, marketingInfo: true });
 type Info = {
   marketingSource: string;
   marketingSourceOther?: string;

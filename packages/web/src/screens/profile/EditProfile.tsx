@@ -4,6 +4,7 @@ import { type MouseEvent, useEffect, useMemo, useState } from "react";
 import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { Link, useSearchParams } from "react-router";
+import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -21,7 +22,7 @@ import styles from "./EditProfile.module.css";
 
 type Profile = AnswerOf<typeof api.profile>;
 type FormInput = { firstName: string; lastName: string; countryCode: string };
-const Form = ProfileBody.pick({ firstName: true, lastName: true, countryCode: true });
+const Form = z.pick(ProfileBody, { firstName: true, lastName: true, countryCode: true });
 
 /** Edit profile (spec §2, §4 unsaved changes, issue #5 deletion request). Login required (router loader). */
 export default function EditProfile() {

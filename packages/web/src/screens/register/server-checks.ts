@@ -1,11 +1,12 @@
 import { api, RegisterBody } from "@gatehouse/contract";
 import { useState } from "react";
 import type { UseFormReturn } from "react-hook-form";
+import { z } from "zod/mini";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 
 /** The registration form's fields, validated with the contract's rules. */
-export const RegisterForm = RegisterBody.pick({
+export const RegisterForm = z.pick(RegisterBody, {
   email: true,
   password: true,
   firstName: true,
