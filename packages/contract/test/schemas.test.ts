@@ -6,8 +6,8 @@ import {
   countryRule,
   EMAIL_MAX,
   emailRule,
-  Flags,
   FLAGS,
+  Flags,
   firstNameRule,
   LoginBody,
   lastNameRule,
@@ -55,9 +55,7 @@ describe("precedence: the first failing check is the one the person sees", () =>
   });
 
   it("reports an over-long address once, before its form is judged", () => {
-    expect(messages(emailRule.safeParse(`${"a".repeat(EMAIL_MAX)}@example.com`))).toEqual([
-      "validation.email.invalid",
-    ]);
+    expect(messages(emailRule.safeParse(`${"a".repeat(EMAIL_MAX)}@example.com`))).toEqual(["validation.email.invalid"]);
   });
 
   it("says a country is required for an empty or malformed code alike", () => {

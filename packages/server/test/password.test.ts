@@ -205,7 +205,13 @@ describe("set up (invited users)", () => {
       await c.post("/api/account/setup_password", {
         code,
         password: NEW,
-        marketingInfo: { marketingSource: "Other", platformOfInterest: "", role: "Wizard" },
+        marketingInfo: {
+          marketingSource: "Other",
+          platformOfInterest: "",
+          platformOfInterestOther: "x".repeat(300),
+          role: "Wizard",
+          phoneNumber: "1".repeat(40),
+        },
       }),
       400,
       "invalid_request",
@@ -215,6 +221,9 @@ describe("set up (invited users)", () => {
         { field: "marketingInfo.marketingSourceOther", message: "validation.required" },
         { field: "marketingInfo.platformOfInterest", message: "validation.required" },
         { field: "marketingInfo.role", message: "validation.required" },
+        // Too long for the survey: no words of their own, the generic text (the form shows the same).
+        { field: "marketingInfo.platformOfInterestOther", message: "errors.invalid_request" },
+        { field: "marketingInfo.phoneNumber", message: "errors.invalid_request" },
       ]),
     );
     const done = await c.post("/api/account/setup_password", {

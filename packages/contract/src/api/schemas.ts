@@ -140,7 +140,14 @@ const choice = (options: readonly string[]) =>
     z.minLength(1, { error: "validation.required" }),
     z.refine((value) => options.includes(value), { error: "validation.required" }),
   );
-const other = z.optional(z.pipe(z.pipe(z.string(), z.transform(normalizeText)), z.string().check(z.maxLength(256))));
+/**
+ * A survey text's bounds have no words of their own: the form shows what the server answers for them, the
+ * generic invalid-request text, rather than zod's untranslated default.
+ */
+const SURVEY_TEXT_TOO_LONG = { error: "errors.invalid_request" };
+const other = z.optional(
+  z.pipe(z.pipe(z.string(), z.transform(normalizeText)), z.string().check(z.maxLength(256, SURVEY_TEXT_TOO_LONG))),
+);
 
 /** Spec §5: the three selects are required; each *Other text is required when Other is chosen. */
 export const MarketingInfo = z
@@ -154,7 +161,9 @@ export const MarketingInfo = z
     phoneNumber: z.optional(
       z.pipe(
         z.pipe(z.string(), z.transform(normalizeText)),
-        z.string().check(z.maxLength(32), z.regex(/^[+\d\s().-]*$/u, { error: "validation.phone" })),
+        z
+          .string()
+          .check(z.maxLength(32, SURVEY_TEXT_TOO_LONG), z.regex(/^[+\d\s().-]*$/u, { error: "validation.phone" })),
       ),
     ),
   })
