@@ -37,7 +37,8 @@ const passwordRule = (min: number, minKey: string, max: number) =>
     z.refine((value) => textLength(value) <= max, { error: "validation.password.registerMax" }),
   );
 
-// No account can hold a longer password than registerMax (register and admin rules cap it), and it bounds hashing work.
+// No account can hold a password longer than registerMax (register and admin rules cap it), and the cap bounds
+// hashing work.
 export const loginPasswordRule = passwordRule(
   PASSWORD_LIMITS.loginMin,
   "validation.password.loginMin",
