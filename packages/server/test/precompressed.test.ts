@@ -18,7 +18,9 @@ const LOGO = "/brands/logo.svg";
 
 /** Text that compresses, with some randomness so each encoding gives different bytes. */
 function text(lines: number): string {
-  return Array.from({ length: lines }, (_, i) => `export const v${i} = "${randomBytes(4).toString("hex")}";`).join("\n");
+  return Array.from({ length: lines }, (_, i) => `export const v${i} = "${randomBytes(4).toString("hex")}";`).join(
+    "\n",
+  );
 }
 
 function writeWithSiblings(path: string, content: string) {
