@@ -68,13 +68,14 @@ describe("the host page's caching", () => {
 });
 
 describe("the host page's head", () => {
-  it("describes the page in its language and brand, and gives the brand's theme colour", async () => {
+  it("describes the page in its language and brand, gives the brand's theme colour and preloads its logo", async () => {
     const german = (await get("/", { cookie: "lang=de", host: "login.archviz.example" })).body;
     expect(german).toContain(`<title>${BRANDS.archviz.name}</title>`);
     expect(german).toContain(
       `<meta name="description" content="Melden Sie sich bei Ihrem Konto für ${BRANDS.archviz.name} an oder erstellen Sie ein neues.">`,
     );
     expect(german).toContain(`<meta name="theme-color" content="${BRANDS.archviz.colors.background}">`);
+    expect(german).toContain(`<link rel="preload" as="image" href="${BRANDS.archviz.logo}" fetchpriority="high">`);
     const english = (await get("/")).body;
     expect(english).toContain(`content="Sign in to your ${BRANDS.default.name} account or create one."`);
   });

@@ -107,8 +107,8 @@ export function pageTemplates(template: string, preloads: Preloads): Map<string,
 }
 
 /**
- * Title, meta description (from the catalogs, `app.description`, for search results) and theme colour (the
- * browser's toolbar in the brand's page colour), by language and brand.
+ * Title, meta description (from the catalogs, `app.description`, for search results), theme colour (the
+ * browser's toolbar in the brand's page colour) and the logo's preload, by language and brand.
  */
 export async function brandHeads(): Promise<Record<Language, Record<BrandId, string>>> {
   const heads = {} as Record<Language, Record<BrandId, string>>;
@@ -121,7 +121,10 @@ export async function brandHeads(): Promise<Record<Language, Record<BrandId, str
       byBrand[id] =
         `<title>${escapeHtml(brand.name)}</title>` +
         `<meta name="description" content="${escapeHtml(description)}">` +
-        `<meta name="theme-color" content="${escapeHtml(brand.colors.background)}">`;
+        `<meta name="theme-color" content="${escapeHtml(brand.colors.background)}">` +
+        // The logo is the largest thing on the first screen (its LCP element): fetched with the entry, not once
+        // the app has drawn the header.
+        `<link rel="preload" as="image" href="${escapeHtml(brand.logo)}" fetchpriority="high">`;
     }
     heads[language] = byBrand;
   }
