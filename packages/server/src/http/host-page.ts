@@ -103,9 +103,10 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
     if (!templates) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
     const settings = hostSettings(request, config);
     const language = settings.language as Language;
+    // Replaced through functions, so no `$` in a value is read as a replacement pattern.
     const html = templates[language]
-      .replace(PLACEHOLDER, settingsScript(settings))
-      .replace(BRAND_HEAD, heads[language][settings.brand]);
+      .replace(BRAND_HEAD, () => heads[language][settings.brand])
+      .replace(PLACEHOLDER, () => settingsScript(settings));
     return sendPage(request, reply.code(status), html);
   };
 
