@@ -13,6 +13,8 @@ const SOURCES = [
   "packages/web/public",
   "packages/web/index.html",
   "packages/web/vite.config.ts",
+  // The build's own steps (precompression, the preload list): a change there makes a new build too.
+  "packages/web/scripts",
   "packages/contract/src",
 ];
 

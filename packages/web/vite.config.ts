@@ -1,9 +1,38 @@
+import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+import { precompress } from "./scripts/precompress.ts";
+import { writePreloads } from "./scripts/preloads.ts";
+
+/**
+ * After the bundle is written (issue #9): the host page's preload list (dist/.vite/preloads.json, from the
+ * manifest), then `.br` and `.gz` beside every text asset, for the gateway to serve as they are. Every build runs
+ * it, `npm start`'s quiet one included.
+ */
+function firstLoad(): Plugin {
+  let dist = "";
+  let base = "/";
+  return {
+    name: "gatehouse-first-load",
+    apply: "build",
+    configResolved(config) {
+      dist = resolve(config.root, config.build.outDir);
+      base = config.base;
+    },
+    closeBundle: {
+      order: "post",
+      sequential: true,
+      async handler() {
+        writePreloads(dist, base);
+        await precompress(dist);
+      },
+    },
+  };
+}
 
 /** The SPA build. `npm start` serves dist/ through the gateway; `vite` alone proxies /api to it. */
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), firstLoad()],
   build: { target: "es2022", sourcemap: true, manifest: true, reportCompressedSize: false },
   server: { proxy: { "/api": "http://localhost:8080" } },
 });

@@ -43,7 +43,8 @@ describe("the SPA's HTML with host-page settings", () => {
     const { response, settings } = await page(path);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
-    expect(response.headers.get("cache-control")).toBe("no-store");
+    // Cacheable, revalidated at every use (issue #9): never no-store, which keeps a page out of the bfcache.
+    expect(response.headers.get("cache-control")).toBe("private, no-cache");
     // The app calls the gateway on the origin it was loaded from, whichever brand host that is.
     expect(settings?.gatewayUrl).toBe("/api");
   });

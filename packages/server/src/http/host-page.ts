@@ -2,14 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import {
-  BRANDS,
   type BrandId,
   FLAGS,
   HOST_SETTINGS_ELEMENT_ID,
   type HostSettings,
   isBrandId,
   isLanguage,
-  LANGUAGES,
   type Language,
   UI_PATHS,
 } from "@gatehouse/contract";
@@ -18,6 +16,8 @@ import { type Config, siteOf } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
+import { BRAND_HEAD, brandHeads, NOT_FOUND_PAGE, pageTemplates, readPreloads } from "./host-head.ts";
+import { sendPage } from "./page-cache.ts";
 
 const PLACEHOLDER = "<!--gatehouse-settings-->";
 
@@ -69,6 +69,9 @@ function settingsScript(settings: HostSettings): string {
   return `<script id="${HOST_SETTINGS_ELEMENT_ID}" type="application/json">${json}</script>`;
 }
 
+/** Requests for the compressed forms themselves: the files are served under their own names only. */
+const PRECOMPRESSED = /\.(?:br|gz)$/u;
+
 /**
  * Serves the built SPA: its assets from disk, and its HTML, with the page settings written in, for every UI
  * route of spec §2. Any other path gets the same HTML with status 404, and the SPA shows its 404 page.
@@ -82,29 +85,37 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
       root: config.webDist,
       index: false,
       wildcard: false,
-      allowedPath: (path) => path !== "/index.html",
+      // The build writes .br and .gz beside every text asset (issue #9); the best one the browser takes is sent
+      // with Content-Encoding, the asset's own Content-Type and Vary: Accept-Encoding, and the original otherwise.
+      preCompressed: true,
+      allowedPath: (path) => path !== "/index.html" && !PRECOMPRESSED.test(path),
       setHeaders: (res, path) => {
         if (path.includes("/assets/")) res.header("cache-control", "public, max-age=31536000, immutable");
       },
     });
   }
 
-  const page = (status: number) => async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!template) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
+  const pages = template ? pageTemplates(template, readPreloads(config.webDist)) : undefined;
+  const heads = await brandHeads();
+
+  const page = (path: string, status: number) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const templates = pages?.get(path);
+    if (!templates) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
     const settings = hostSettings(request, config);
-    const html = template
-      .replace(PLACEHOLDER, settingsScript(settings))
-      .replace(/<html lang="[^"]*"/u, `<html lang="${LANGUAGES[settings.language as keyof typeof LANGUAGES].tag}"`)
-      .replace(/<title>[^<]*<\/title>/u, `<title>${BRANDS[settings.brand].name}</title>`);
-    return reply.code(status).header("cache-control", "no-store").type("text/html; charset=utf-8").send(html);
+    const language = settings.language as Language;
+    // Replaced through functions, so no `$` in a value is read as a replacement pattern.
+    const html = templates[language]
+      .replace(BRAND_HEAD, () => heads[language][settings.brand])
+      .replace(PLACEHOLDER, () => settingsScript(settings));
+    return sendPage(request, reply.code(status), html);
   };
 
-  for (const path of new Set(UI_PATHS)) app.get(path, page(200));
+  for (const path of new Set(UI_PATHS)) app.get(path, page(path, 200));
 
   app.setNotFoundHandler(async (request, reply) => {
     if (request.url.startsWith("/api/") || request.url === "/api" || request.method !== "GET") {
       return sendError(reply, "not_found");
     }
-    return page(404)(request, reply);
+    return page(NOT_FOUND_PAGE, 404)(request, reply);
   });
 }

@@ -1,9 +1,23 @@
-import { eulaUrl, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
+import { type BrandId, eulaUrl, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
 import { type ReactNode, useId } from "react";
 import { useTranslation } from "react-i18next";
 import { switchLanguage } from "../i18n/index.ts";
 import { useApp } from "./context.tsx";
 import styles from "./Layout.module.css";
+
+/**
+ * Each brand logo's own size, as its SVG declares it (a test keeps them equal): with width and height the browser
+ * reserves the logo's box before the file arrives, so the page does not shift when it does (issue #9, CLS).
+ */
+export const LOGO_SIZES: Readonly<Record<BrandId, { width: number; height: number }>> = {
+  default: { width: 169, height: 36 },
+  cloud: { width: 207, height: 36 },
+  archviz: { width: 144, height: 36 },
+  configurator: { width: 207, height: 36 },
+  engine: { width: 131, height: 36 },
+  assets: { width: 131, height: 36 },
+  cross: { width: 270, height: 36 },
+};
 
 /** The frame of every page: brand logo, the page's card (and an optional aside), legal links, language. */
 export function Layout({ children, aside }: { children: ReactNode; aside?: ReactNode }) {
@@ -18,7 +32,7 @@ export function Layout({ children, aside }: { children: ReactNode; aside?: React
       </a>
       <header className={styles.header}>
         <a href={brand.links.home}>
-          <img src={brand.logo} alt={brand.name} />
+          <img src={brand.logo} alt={brand.name} {...LOGO_SIZES[brand.id]} />
         </a>
       </header>
       <div className={styles.body}>

@@ -1,0 +1,110 @@
+import { type Catalog, loadCatalog } from "@gatehouse/contract";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM } from "./global.ts";
+import { baseUrl, launch, visit } from "./support.ts";
+
+/**
+ * The first load (issue #9): the HTML names every chunk and style the first screen needs, in the page's language,
+ * so the browser fetches them all in one wave with the entry, and nothing is discovered only once the entry runs.
+ */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(() => browser.close());
+
+/** Scripts and styles of the build, by path, as the page requests them. */
+function assetRequests(page: Page): string[] {
+  const requested: string[] = [];
+  page.on("request", (request) => {
+    const { pathname } = new URL(request.url());
+    if (/^\/assets\/.+\.(?:js|css)$/u.test(pathname)) requested.push(pathname);
+  });
+  return requested;
+}
+
+/** Every module, module preload and stylesheet the HTML names in its own markup. */
+function namedByHtml(html: string): Set<string> {
+  const pattern = /<(?:script type="module"[^>]* src|link rel="(?:modulepreload|stylesheet)"[^>]* href)="([^"]+)"/gu;
+  return new Set([...html.matchAll(pattern)].map((match) => match[1] ?? ""));
+}
+
+describe("the first load of the sign-in page", () => {
+  const languages: [string, Catalog][] = [];
+  beforeAll(async () => {
+    for (const language of ["en", "de"]) languages.push([language, await loadCatalog(language as "en" | "de")]);
+  });
+
+  it.each(["en", "de"])("in %s, requests only chunks the HTML names, and shows the form", async (language) => {
+    const catalog = languages.find(([code]) => code === language)?.[1] as Catalog;
+    const { page, context } = await visit(browser, "about:blank");
+    await context.addCookies([{ name: "lang", value: language, url: baseUrl() }]);
+    const requested = assetRequests(page);
+    const response = await page.goto("/");
+    const named = namedByHtml((await response?.text()) ?? "");
+
+    await page.getByRole("heading", { name: catalog.login.heading.default, level: 1 }).waitFor();
+    await page.getByRole("textbox", { name: catalog.login.email }).waitFor();
+    const beforeVisible = [...requested];
+    expect(beforeVisible.filter((path) => !named.has(path))).toEqual([]);
+    expect(beforeVisible.some((path) => path.endsWith(".js"))).toBe(true);
+    // What the page ran is what the HTML named: every script resource it loaded came from the HTML's links.
+    const loadedScripts = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .map((entry) => new URL(entry.name).pathname)
+        .filter((path) => path.startsWith("/assets/") && path.endsWith(".js")),
+    );
+    expect(loadedScripts.filter((path) => !named.has(path))).toEqual([]);
+    await context.close();
+  });
+
+  it("gives the logo its size before the file arrives, so nothing shifts", async () => {
+    const { page, context } = await visit(browser, "/");
+    const logo = page.locator("header img");
+    await logo.waitFor();
+    const size = await logo.evaluate((img: HTMLImageElement) => ({
+      width: img.getAttribute("width"),
+      height: img.getAttribute("height"),
+      natural: [img.naturalWidth, img.naturalHeight],
+    }));
+    expect(size.width).not.toBeNull();
+    expect([Number(size.width), Number(size.height)]).toEqual(size.natural);
+    await context.close();
+  });
+});
+
+describe("the back/forward cache", () => {
+  let bfcacheBrowser: Browser;
+  beforeAll(async () => {
+    // Playwright turns the back/forward cache off by default; this browser keeps it, as a visitor's does.
+    bfcacheBrowser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+      ignoreDefaultArgs: ["--disable-back-forward-cache"],
+    });
+  });
+  afterAll(() => bfcacheBrowser.close());
+
+  it("restores the sign-in page from it after going on and coming back", async () => {
+    const { page, context } = await visit(bfcacheBrowser, "about:blank");
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Page.enable");
+    const notUsed: unknown[] = [];
+    cdp.on("Page.backForwardCacheNotUsed", (event) => notUsed.push(event.notRestoredExplanations));
+    await page.addInitScript(() =>
+      window.addEventListener("pageshow", (event) => {
+        if (event.persisted) document.documentElement.dataset.restored = "yes";
+      }),
+    );
+    await page.goto("/");
+    await page.getByRole("textbox", { name: "Username or email" }).waitFor();
+    await page.goto("/account/recover");
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.goBack({ waitUntil: "commit" });
+    await page.getByRole("textbox", { name: "Username or email" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.restored), JSON.stringify(notUsed)).toBe("yes");
+    await context.close();
+  });
+});
