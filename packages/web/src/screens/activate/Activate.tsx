@@ -1,9 +1,9 @@
 import { api, ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { Link } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
+import { Link } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { buttonClass } from "../../ui/Button.tsx";
 import { ActivationError, useActivation } from "./outcome.tsx";

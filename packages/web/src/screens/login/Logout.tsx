@@ -1,10 +1,10 @@
 import { api, ROUTES } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { Link, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 
 /** /logout?ua= (spec §2, §7): ends the server session, then confirms. */

@@ -1,7 +1,7 @@
 import { ERROR_PAGE_CODES, type ErrorPageCode, ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { Link, useSearchParams } from "react-router";
 import { Layout } from "../../app/Layout.tsx";
+import { Link, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 
 const isKnown = (code: string | null): code is ErrorPageCode =>

@@ -1,7 +1,7 @@
 import { ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { Link } from "react-router";
 import { Layout } from "../../app/Layout.tsx";
+import { Link } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { buttonClass } from "../../ui/Button.tsx";
 
