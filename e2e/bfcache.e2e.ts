@@ -46,7 +46,7 @@ function noteRestores(page: Page) {
       if (!event.persisted) return;
       sessionStorage.setItem("restoredFromCache", String(Date.now()));
       requestAnimationFrame(() => {
-        const shown = [...document.querySelectorAll("h1")].some(
+        const shown = Array.from(document.querySelectorAll("h1")).some(
           (h) => h.textContent === "Edit account" && h.checkVisibility(),
         );
         sessionStorage.setItem("accountInFirstFrame", String(shown));
