@@ -1,5 +1,5 @@
 import { ROUTES, type RouteId, routeUrl, type UiRoute } from "@gatehouse/contract";
-import { Activity, type ComponentType, useEffect, useState } from "react";
+import { Activity, type ComponentType, useEffect, useLayoutEffect, useState } from "react";
 import { useTranslation } from "../i18n/react.tsx";
 import { ApiErrorScreen } from "../screens/system/ApiErrorScreen.tsx";
 import { Spinner } from "../ui/Spinner.tsx";
@@ -11,10 +11,11 @@ import { loadedScreen, loadScreen, routeIdFor } from "./router.tsx";
 import { navigate, useLocation } from "./routing.tsx";
 import { currentSession, refreshSession, type SessionState, useSession } from "./session.ts";
 
-/** The address a screen was asked for, and the session call whose answer it waits for (if it waits at all). */
+/** The address a screen was asked for, the session call it goes with, and whether it waits for its answer. */
 interface Arrival {
   pathname: string;
   seq: number;
+  usesSession: boolean;
   waits: boolean;
 }
 
@@ -26,9 +27,9 @@ interface Arrival {
 function arrivalAt(pathname: string, first: boolean): Arrival {
   const id = routeIdFor(pathname);
   const route: UiRoute | undefined = id === undefined ? undefined : ROUTES[id];
-  if (!route || route.skipSession) return { pathname, seq: currentSession().seq, waits: false };
-  if (first) return { pathname, seq: currentSession().seq, waits: route.loginRequired === true };
-  return { pathname, seq: refreshSession(), waits: true };
+  if (!route || route.skipSession) return { pathname, seq: currentSession().seq, usesSession: false, waits: false };
+  if (first) return { pathname, seq: currentSession().seq, usesSession: true, waits: route.loginRequired === true };
+  return { pathname, seq: refreshSession(), usesSession: true, waits: true };
 }
 
 const answered = (session: SessionState, arrival: Arrival) =>
@@ -60,13 +61,14 @@ export function Shell() {
 
   const Screen = loadedScreen(id);
   const here = arrival.pathname === pathname;
-  const sessionFailed = here && session.status === "failed" && session.seq >= arrival.seq && arrival.waits;
+  const sessionFailed = here && session.status === "failed" && session.seq >= arrival.seq && arrival.usesSession;
   const ready = here && Screen !== undefined && (!arrival.waits || answered(session, arrival));
   const turnedAway = ready && isTurnedAway(id, session);
   const key = id ?? "404";
   if (ready && !turnedAway && Screen && (shown?.key !== key || shown.Screen !== Screen)) setShown({ key, Screen });
 
-  useEffect(() => {
+  // Before the browser paints, so a screen that needs nothing new swaps in without a frame of spinner.
+  useLayoutEffect(() => {
     if (arrival.pathname !== pathname) setArrival(arrivalAt(pathname, false));
   }, [arrival.pathname, pathname]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `loads` changes on Try again, to load once more.

@@ -6,7 +6,8 @@ import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
-import { Link, useNavigate, useSearchParams } from "../../app/routing.tsx";
+import { routeIdFor } from "../../app/router.tsx";
+import { Link, useLocation, useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { sessionAnswer, useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Trans, useTranslation } from "../../i18n/react.tsx";
@@ -42,6 +43,8 @@ export default function Login() {
   const fail = useScreenFailure();
   const [notice, setNotice] = useState<Notice>();
   const [redirecting, setRedirecting] = useState(false);
+  // The screen stays mounted while the next one loads (and the shell asks for the session again meanwhile).
+  const current = routeIdFor(useLocation().pathname) === "LOGIN";
   const corporateHint = useCorporateHint();
   usePageTitle(t("titles.signIn"));
 
@@ -57,10 +60,11 @@ export default function Login() {
   };
 
   // Spec §4: a signed-in visitor is sent on as soon as the session answer says so (the form shows meanwhile).
+  // Only while this is the current screen: a sign-in that is already on its way elsewhere is not redirected again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: acts on the session answer, once per account.
   useEffect(() => {
-    if (session) go(destinationWhenSignedIn(returnTo, returnPolicy));
-  }, [session?.UserGUID]);
+    if (session && current && !redirecting) go(destinationWhenSignedIn(returnTo, returnPolicy));
+  }, [session?.UserGUID, current]);
 
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);
