@@ -1,6 +1,6 @@
 import type { Catalog } from "@gatehouse/contract";
 
-/** Every dotted key of the English catalog ("login.heading.signIn"): a wrong key is a type error. */
+/** Every dotted key of the English catalog ("login.submit"): a wrong key is a type error. */
 export type Key = Leaves<Catalog>;
 type Leaves<T, Prefix extends string = ""> = {
   [K in keyof T & string]: T[K] extends string ? `${Prefix}${K}` : Leaves<T[K], `${Prefix}${K}.`>;
