@@ -3,7 +3,7 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { reportError, startApi } from "./api/index.ts";
 import { AppContext, appContextFor } from "./app/context.tsx";
-import { loadScreen, routeIdFor } from "./app/router.tsx";
+import { loadScreen, routeIdFor, usesSession } from "./app/router.tsx";
 import { Shell } from "./app/Shell.tsx";
 import { refreshSession } from "./app/session.ts";
 import { readHostSettings } from "./app/settings.ts";
@@ -21,11 +21,10 @@ applyTheme(context.brand);
 startApi(settings.gatewayUrl, settings.brand);
 // Issue #9: the session call runs while the catalog and the screen arrive (both preloaded by the host page), and
 // nothing waits for it before the first render. A screen that fails to load here is retried by the shell.
-refreshSession();
-await Promise.all([
-  startI18n(settings.language as Language),
-  loadScreen(routeIdFor(window.location.pathname)).catch(() => undefined),
-]);
+// Pages that skip the session (spec §2: the error page, registration complete) make no call at all.
+const routeId = routeIdFor(window.location.pathname);
+if (usesSession(routeId)) refreshSession();
+await Promise.all([startI18n(settings.language as Language), loadScreen(routeId).catch(() => undefined)]);
 
 const root = document.getElementById("root");
 if (root) {

@@ -7,7 +7,7 @@ import { useRestoredPageCheck } from "./bfcache.ts";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
 import { RouteError } from "./RouteError.tsx";
-import { loadedScreen, loadScreen, routeIdFor } from "./router.tsx";
+import { loadedScreen, loadScreen, routeIdFor, usesSession } from "./router.tsx";
 import { navigate, useLocation } from "./routing.tsx";
 import { currentSession, refreshSession, type SessionState, useSession } from "./session.ts";
 
@@ -26,8 +26,8 @@ interface Arrival {
  */
 function arrivalAt(pathname: string, first: boolean): Arrival {
   const id = routeIdFor(pathname);
-  const route: UiRoute | undefined = id === undefined ? undefined : ROUTES[id];
-  if (!route || route.skipSession) return { pathname, seq: currentSession().seq, usesSession: false, waits: false };
+  if (!usesSession(id)) return { pathname, seq: currentSession().seq, usesSession: false, waits: false };
+  const route: UiRoute = ROUTES[id];
   if (first) return { pathname, seq: currentSession().seq, usesSession: true, waits: route.loginRequired === true };
   return { pathname, seq: refreshSession(), usesSession: true, waits: true };
 }

@@ -1,6 +1,7 @@
 import { ROUTES, type RouteId, type UiRoute } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
 import { flushSync } from "react-dom";
+import { usesSession } from "./router.tsx";
 import { currentSession, refreshSession, type Session, sessionAnswer } from "./session.ts";
 
 /** Routes whose screen needs a signed-in user or shows the signed-in account. */
@@ -22,7 +23,7 @@ export function useRestoredPageCheck(id: RouteId | undefined): boolean {
   const [hidden, setHidden] = useState(false);
   useEffect(() => {
     const onPageShow = (event: PageTransitionEvent) => {
-      if (!event.persisted) return;
+      if (!event.persisted || !usesSession(id)) return;
       const before = currentSession();
       const account = before.status === "ready" ? accountOf(before.session) : null;
       const guarded = showsAccount(id);

@@ -1,4 +1,4 @@
-import { ROUTE_IDS, ROUTES, type RouteId } from "@gatehouse/contract";
+import { ROUTE_IDS, ROUTES, type RouteId, type UiRoute } from "@gatehouse/contract";
 import type { ComponentType } from "react";
 import NotFound from "../screens/system/NotFound.tsx";
 import { SCREEN_FILES } from "./screen-files.ts";
@@ -28,6 +28,11 @@ const ROUTE_BY_PATH = new Map<string, RouteId>(ROUTE_IDS.map((id) => [normalPath
 /** The route of spec §2 an address shows, or undefined for the 404 page. */
 export function routeIdFor(pathname: string): RouteId | undefined {
   return ROUTE_BY_PATH.get(normalPath(pathname));
+}
+
+/** Whether a route's screen uses the session: built screens except those that skip it (spec §2). */
+export function usesSession(id: RouteId | undefined): id is RouteId {
+  return id !== undefined && SCREEN_FILES[id] !== undefined && !(ROUTES[id] as UiRoute).skipSession;
 }
 
 const loaded = new Map<RouteId, ComponentType>();
