@@ -1,10 +1,11 @@
 import type { Language } from "@gatehouse/contract";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { RouterProvider } from "react-router";
 import { reportError, startApi } from "./api/index.ts";
 import { AppContext, appContextFor } from "./app/context.tsx";
-import { createRouter } from "./app/router.tsx";
+import { loadScreen, routeIdFor, usesSession } from "./app/router.tsx";
+import { Shell } from "./app/Shell.tsx";
+import { refreshSession } from "./app/session.ts";
 import { readHostSettings } from "./app/settings.ts";
 import { applyTheme } from "./brands/theme.ts";
 import { startI18n } from "./i18n/index.ts";
@@ -18,14 +19,19 @@ const settings = readHostSettings();
 const context = appContextFor(settings, window.location.origin);
 applyTheme(context.brand);
 startApi(settings.gatewayUrl, settings.brand);
-await startI18n(settings.language as Language);
+// Issue #9: the session call runs while the catalog and the screen arrive (both preloaded by the host page), and
+// nothing waits for it before the first render. A screen that fails to load here is retried by the shell.
+// Pages that skip the session (spec §2: the error page, registration complete) make no call at all.
+const routeId = routeIdFor(window.location.pathname);
+if (usesSession(routeId)) refreshSession();
+await Promise.all([startI18n(settings.language as Language), loadScreen(routeId).catch(() => undefined)]);
 
 const root = document.getElementById("root");
 if (root) {
   createRoot(root).render(
     <StrictMode>
       <AppContext value={context}>
-        <RouterProvider router={createRouter()} />
+        <Shell />
       </AppContext>
     </StrictMode>,
   );

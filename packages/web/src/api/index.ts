@@ -1,5 +1,5 @@
-import { LANGUAGES, type Language } from "@gatehouse/contract";
-import i18next from "i18next";
+import { LANGUAGES } from "@gatehouse/contract";
+import { currentLanguage } from "../i18n/index.ts";
 import { type ApiClient, createApiClient } from "./client.ts";
 
 export * from "./client.ts";
@@ -18,7 +18,7 @@ export function startApi(gatewayUrl: string, brand: string): ApiClient {
   client = createApiClient({
     baseUrl: gatewayUrl,
     brand,
-    language: () => LANGUAGES[(i18next.language as Language) ?? "en"]?.tag ?? "en",
+    language: () => LANGUAGES[currentLanguage()].tag,
     report: reportError,
   });
   return client;

@@ -1,10 +1,7 @@
 import { ROUTE_IDS, ROUTES, type RouteId, type UiRoute } from "@gatehouse/contract";
 import type { ComponentType } from "react";
-import { createBrowserRouter, type LoaderFunction, type RouteObject } from "react-router";
 import NotFound from "../screens/system/NotFound.tsx";
-import { RouteError, Shell } from "./Shell.tsx";
 import { SCREEN_FILES } from "./screen-files.ts";
-import { fetchSession, requireSession } from "./session.ts";
 
 type ScreenModule = { default: ComponentType };
 
@@ -21,40 +18,37 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/profile/{EditProfile,DeleteAccount}.tsx",
 ]);
 
-function screenFor(id: RouteId): (() => Promise<ScreenModule>) | undefined {
-  const file = SCREEN_FILES[id];
-  return file === undefined ? undefined : SCREEN_MODULES[`../screens/${file}.tsx`];
+/** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */
+function normalPath(pathname: string): string {
+  return (pathname.replace(/\/+$/u, "") || "/").toLowerCase();
 }
 
-function loaderFor(id: RouteId): LoaderFunction | undefined {
-  const route: UiRoute = ROUTES[id];
-  if (route.skipSession) return undefined;
-  return route.loginRequired ? requireSession : () => fetchSession();
+const ROUTE_BY_PATH = new Map<string, RouteId>(ROUTE_IDS.map((id) => [normalPath(ROUTES[id].path), id]));
+
+/** The route of spec §2 an address shows, or undefined for the 404 page. */
+export function routeIdFor(pathname: string): RouteId | undefined {
+  return ROUTE_BY_PATH.get(normalPath(pathname));
 }
 
-function routeFor(id: RouteId): RouteObject {
-  const screen = screenFor(id);
-  const loader = loaderFor(id);
-  if (!screen) return { path: ROUTES[id].path, Component: NotFound };
-  return {
-    path: ROUTES[id].path,
-    ...(loader ? { loader } : {}),
-    lazy: async () => ({ Component: (await screen()).default }),
-  };
+/** Whether a route's screen uses the session: built screens except those that skip it (spec §2). */
+export function usesSession(id: RouteId | undefined): id is RouteId {
+  return id !== undefined && SCREEN_FILES[id] !== undefined && !(ROUTES[id] as UiRoute).skipSession;
 }
 
-/** Spec §2: nothing renders while no route is set. */
-function NothingYet() {
-  return null;
+const loaded = new Map<RouteId, ComponentType>();
+
+/** The screen of a route when its module is already here (routes without a screen yet show the 404 page). */
+export function loadedScreen(id: RouteId | undefined): ComponentType | undefined {
+  if (id === undefined || SCREEN_FILES[id] === undefined) return NotFound;
+  return loaded.get(id);
 }
 
-export function createRouter() {
-  return createBrowserRouter([
-    {
-      Component: Shell,
-      ErrorBoundary: RouteError,
-      HydrateFallback: NothingYet,
-      children: [...ROUTE_IDS.map(routeFor), { path: "*", Component: NotFound }],
-    },
-  ]);
+/** Loads a route's screen module (the host page preloads the first one, so this costs no second wave). */
+export async function loadScreen(id: RouteId | undefined): Promise<ComponentType> {
+  const ready = loadedScreen(id);
+  if (ready || id === undefined) return ready ?? NotFound;
+  const module = await SCREEN_MODULES[`../screens/${SCREEN_FILES[id]}.tsx`]?.();
+  const screen = module?.default ?? NotFound;
+  loaded.set(id, screen);
+  return screen;
 }

@@ -2,15 +2,16 @@ import { type AnswerOf, api, LoginBody, loginHeadingFor, routeUrl } from "@gateh
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
-import { Trans, useTranslation } from "react-i18next";
-import { Link, useLoaderData, useNavigate, useSearchParams } from "react-router";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
-import type { Session } from "../../app/session.ts";
+import { routeIdFor } from "../../app/router.tsx";
+import { Link, useLocation, useNavigate, useSearchParams } from "../../app/routing.tsx";
+import { sessionAnswer, useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
+import { Trans, useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
@@ -32,7 +33,8 @@ type Notice =
 
 /** Sign in (spec §2 "Login", §4, §5, §8). */
 export default function Login() {
-  const session = useLoaderData() as Session | null;
+  const sessionState = useSession();
+  const session = sessionState.status === "ready" ? sessionState.session : null;
   const [params] = useSearchParams();
   const returnTo = params.get("return_to");
   const { brand, settings, returnPolicy } = useApp();
@@ -42,6 +44,8 @@ export default function Login() {
   const fail = useScreenFailure();
   const [notice, setNotice] = useState<Notice>();
   const [redirecting, setRedirecting] = useState(false);
+  // The screen stays mounted while the next one loads (and the shell asks for the session again meanwhile).
+  const current = routeIdFor(useLocation().pathname) === "LOGIN";
   const corporateHint = useCorporateHint();
   usePageTitle(t("titles.signIn"));
 
@@ -56,14 +60,18 @@ export default function Login() {
     else window.location.assign(destination);
   };
 
-  // Spec §4: a signed-in visitor is sent on at once.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once for the session the page loaded with.
+  // Spec §4: a signed-in visitor is sent on as soon as the session answer says so (the form shows meanwhile).
+  // Only while this is the current screen: a sign-in that is already on its way elsewhere is not redirected again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: acts on the session answer, once per account.
   useEffect(() => {
-    if (session) go(destinationWhenSignedIn(returnTo, returnPolicy));
-  }, []);
+    if (session && current && !redirecting) go(destinationWhenSignedIn(returnTo, returnPolicy));
+  }, [session?.UserGUID, current]);
 
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);
+    // Issue #9: the form renders before the session answer; a submit waits for it, and a signed-in visitor is
+    // sent on by the effect above instead of signing in again (a failed session call shows the retry screen).
+    if (await sessionAnswer().catch(() => "failed")) return;
     let answer: AnswerOf<typeof api.login>;
     try {
       answer = await gateway().call(api.login, { body: values });

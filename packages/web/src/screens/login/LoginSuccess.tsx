@@ -1,11 +1,11 @@
 import { ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect } from "react";
-import { useTranslation } from "react-i18next";
-import { Link, Navigate, useLoaderData } from "react-router";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
-import type { Session } from "../../app/session.ts";
+import { Link, Navigate } from "../../app/routing.tsx";
+import { useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
+import { useTranslation } from "../../i18n/react.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import styles from "./LoginSuccess.module.css";
 
@@ -14,7 +14,8 @@ import styles from "./LoginSuccess.module.css";
  * sign-in lands without a return address, so it offers the next steps too: the brand's site, the account, sign out.
  */
 export default function LoginSuccess() {
-  const session = useLoaderData() as Session | null;
+  const sessionState = useSession();
+  const session = sessionState.status === "ready" ? sessionState.session : null;
   const { brand } = useApp();
   const { t } = useTranslation();
   usePageTitle(t("titles.signIn"));
@@ -22,6 +23,8 @@ export default function LoginSuccess() {
   useEffect(() => {
     if (session && elsewhere) window.location.replace(brand.links.home);
   }, [session, elsewhere, brand.links.home]);
+  // The account shows once the session answer names it; a visitor is sent to sign-in.
+  if (sessionState.status !== "ready") return null;
   if (!session) return <Navigate to={ROUTES.LOGIN.path} replace />;
   if (elsewhere) return null;
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { useLocation, useNavigate } from "react-router";
+import { useLocation, useNavigate } from "../../app/routing.tsx";
 
 export type Step = 1 | 2;
 const STATE_KEY = "registrationStep";

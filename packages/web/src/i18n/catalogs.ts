@@ -1,0 +1,22 @@
+import type { Catalog, Language } from "@gatehouse/contract";
+
+/**
+ * Each language's catalog as its own chunk (the host page preloads the page's one). English is one of them, not
+ * part of the entry: catalogs are complete (contract tests hold every key in every catalog), so an English
+ * fallback is never needed at run time, and a non-English page does not pay for English (issue #9).
+ */
+const CATALOGS: Record<Language, () => Promise<{ default: Catalog }>> = {
+  en: () => import("@gatehouse/contract/i18n/en.json"),
+  es: () => import("@gatehouse/contract/i18n/es.json"),
+  pt: () => import("@gatehouse/contract/i18n/pt.json"),
+  de: () => import("@gatehouse/contract/i18n/de.json"),
+  it: () => import("@gatehouse/contract/i18n/it.json"),
+  fr: () => import("@gatehouse/contract/i18n/fr.json"),
+  cn: () => import("@gatehouse/contract/i18n/cn.json"),
+  kr: () => import("@gatehouse/contract/i18n/kr.json"),
+  jp: () => import("@gatehouse/contract/i18n/jp.json"),
+};
+
+export async function fetchCatalog(language: Language): Promise<Catalog> {
+  return (await CATALOGS[language]()).default;
+}
