@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 
 /** Every process the bench started, killed when the bench ends however it ends (they used to linger). */
 const children = new Set<ChildProcess>();
@@ -87,4 +88,20 @@ export function machine(cores: number): string {
     model = /^model name\s*:\s*(.+)$/mu.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? model;
   } catch {}
   return `${cores} cores, ${model}, Node ${process.version}`;
+}
+
+/**
+ * A port nobody listens on now: fixed ports collided with other servers on the machine, and the bench then measured
+ * whatever answered there.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
 }

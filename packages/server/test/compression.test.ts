@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from "node:zlib";
 import Fastify from "fastify";
 import type { Response as InjectAnswer } from "light-my-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,6 +72,15 @@ describe("compressed answers (issue #9)", () => {
     const identity = await countries("identity");
     expect(identity.headers["content-encoding"]).toBeUndefined();
     expect(JSON.parse(decoded(identity))).toEqual(json);
+  });
+
+  it("sends the country list compressed at start at brotli's best quality, and honours a refused encoding", async () => {
+    const plain = await countries();
+    const br = await countries("br");
+    const best = brotliCompressSync(plain.rawPayload, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+    expect(br.rawPayload.length).toBe(best.length);
+    expect((await countries("br;q=0, gzip")).headers["content-encoding"]).toBe("gzip");
+    expect((await countries("br;q=0, gzip;q=0")).headers["content-encoding"]).toBeUndefined();
   });
 
   it("says that the answer depends on Accept-Encoding, whichever encoding this client got", async () => {
