@@ -123,10 +123,11 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     route.onRequest = [guard, ...others];
   });
 
-  app.addHook("onRequest", async (request, reply) => {
-    if (!request.is404 || !isApiRoute(canonicalPath(request.url))) return;
+  // Runs before every request of every route: a plain callback, so a matched request pays no promise for it.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!request.is404 || !isApiRoute(canonicalPath(request.url))) return done();
     reply.headers(headers);
-    return sendError(reply, "not_found");
+    sendError(reply, "not_found");
   });
 
   /** Hands the session's CSRF token to the client (GET /api/session, and whenever the session changes). */
