@@ -25,6 +25,8 @@ const SAMPLE_EVERY_MS = 100;
 const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
 const TARGETS = { sessionRatio: 0.8, signInRatio: 0.9, idleMiB: 150, peakMiB: 300 };
 const MIB = 1024 * 1024;
+/** Node's flags in `npm start` (package.json), so the gateway measured is the one that runs. */
+const GATEWAY_NODE_FLAGS = ["--max-semi-space-size=8"];
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   const result = await autocannon({ duration: DURATION_S, connections: 10, ...options });
@@ -128,10 +130,10 @@ async function main() {
   const env = await prepareGatehouse(dir, accounts, port);
   const base = `http://127.0.0.1:${port}`;
   // A first start fills the compile cache after a change of the code; the one measured is a restart, as in service.
-  const first = start(ROOT, ["packages/server/src/main.ts"], env);
+  const first = start(ROOT, [...GATEWAY_NODE_FLAGS, "packages/server/src/main.ts"], env);
   await ready(`${base}/readyz`, first);
   await stop(first);
-  const server = start(ROOT, ["packages/server/src/main.ts"], env);
+  const server = start(ROOT, [...GATEWAY_NODE_FLAGS, "packages/server/src/main.ts"], env);
   await ready(`${base}/readyz`, server);
   const pid = server.pid as number;
   await new Promise((r) => setTimeout(r, REST_MS));
