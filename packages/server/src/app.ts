@@ -10,6 +10,7 @@ import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
+import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
@@ -77,6 +78,7 @@ export async function buildApp(
   app.decorate("dbKind", kind);
 
   registerErrorHandling(app);
+  await registerCompression(app);
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {

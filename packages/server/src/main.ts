@@ -1,4 +1,3 @@
-import pinoPretty from "pino-pretty";
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -20,7 +19,8 @@ async function main(): Promise<void> {
     config,
     config.nodeEnv === "development"
       ? {
-          logStream: pinoPretty({
+          // Loaded only here: production never pays its memory (issue #9).
+          logStream: (await import("pino-pretty")).default({
             colorize: process.stdout.isTTY,
             translateTime: "SYS:HH:MM:ss",
             ignore: "pid,hostname,reqId",

@@ -77,7 +77,15 @@ describe("HMAC-SHA256 on one-shot hashes", () => {
     const { createHmac } = await import("node:crypto");
     const { hmacSha256 } = await import("../src/sessions/hmac.ts");
     const keys = ["k", "x".repeat(32), "y".repeat(64), "z".repeat(65), "ключ-秘密-🔑".repeat(9)];
-    const messages = ["", "csrf:abc", "m".repeat(200), "Grüße 😀"];
+    const messages = [
+      "",
+      "csrf:abc",
+      "m".repeat(200),
+      "n".repeat(256),
+      "o".repeat(257),
+      "p".repeat(5000),
+      "Grüße 😀".repeat(40),
+    ];
     for (const key of keys) {
       const mac = hmacSha256(key);
       for (const message of messages) {

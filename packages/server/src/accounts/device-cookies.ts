@@ -1,7 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { DEVICE_TRUST_MS } from "@gatehouse/contract";
-import type { Db } from "../store/db.ts";
-import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 
 /**
@@ -50,10 +48,4 @@ export function trustedDevice(
   // Compared as text, so no second spelling of the same bytes is accepted.
   const expected = Buffer.from(mac(secret, deviceId, issued, address).toString("base64url"));
   return timingSafeEqual(expected, Buffer.from(presented)) ? deviceId : undefined;
-}
-
-/** The device cookie for a browser that has just signed in to the user's account. */
-export async function deviceCookieFor(db: Db, secret: string, userId: string, now = Date.now()) {
-  const user = await usersStore.findById(db, userId);
-  return user ? issueDeviceCookie(secret, user.email_normalized, now) : undefined;
 }

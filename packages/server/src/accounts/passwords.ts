@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { hash, type Options, verify } from "@node-rs/argon2";
+import { concurrencyLimit } from "./concurrency.ts";
 
 /** OWASP password storage cheat sheet: argon2id, m=19 MiB, t=2, p=1 (ASVS 11.4.2). */
 export const ARGON2_PARAMS: Options = {
@@ -9,6 +11,14 @@ export const ARGON2_PARAMS: Options = {
   timeCost: 2,
   parallelism: 1,
 };
+
+/**
+ * Argon2id runs on libuv's thread pool (napi async work), four threads by default whatever the machine. More hashes
+ * at once than cores only share the cores, each holding its 19 MiB, and fill the pool that file reads and DNS
+ * lookups also wait on: at most one hash per core runs, the others queue here (issue #9: sign-in throughput and
+ * memory under load).
+ */
+const argon2Slots = concurrencyLimit(availableParallelism());
 
 /**
  * The form a password is hashed and compared in: Unicode NFKC (NIST SP 800-63B §3.1.1.2 asks for NFKC or NFKD
@@ -21,12 +31,12 @@ export function normalizePassword(password: string): string {
 
 /** Hashes on libuv's thread pool, so sign-ins use every core and never block the event loop. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(normalizePassword(password), ARGON2_PARAMS);
+  return argon2Slots(() => hash(normalizePassword(password), ARGON2_PARAMS));
 }
 
 async function verifyExactly(stored: string, password: string): Promise<boolean> {
   try {
-    return await verify(stored, password);
+    return await argon2Slots(() => verify(stored, password));
   } catch {
     return false;
   }

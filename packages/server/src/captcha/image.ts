@@ -1,6 +1,5 @@
 import { hash, randomUUID } from "node:crypto";
 import { CAPTCHA_TTL_MS } from "@gatehouse/contract";
-import svgCaptcha from "svg-captcha";
 import { captchasStore } from "../store/captchas.ts";
 import type { Db } from "../store/db.ts";
 
@@ -9,12 +8,23 @@ const answerHash = (answer: string) => hash("sha256", `captcha:${answer.trim()}`
 /** Answers of the last captchas, kept only under NODE_ENV=test so browser tests can solve them (issue #3). */
 export const testAnswers = new Map<string, string>();
 
+let loaded: Promise<typeof import("svg-captcha")> | undefined;
+
+/**
+ * svg-captcha parses its font when loaded: several megabytes of resident memory that only CN visitors' registrations
+ * need, so it is loaded at the first image captcha, not at start (issue #9: idle memory).
+ */
+function drawer() {
+  loaded ??= import("svg-captcha").then((module) => module.default);
+  return loaded;
+}
+
 /**
  * A server-drawn image of 5 digits (spec: "the numbers shown in an image"), as an SVG data URL. Its answer is
  * stored hashed, expires after ten minutes and is spent by the first attempt, right or wrong.
  */
 export async function generateCaptcha(db: Db, options: { keepAnswerForTests: boolean }, now = Date.now()) {
-  const captcha = svgCaptcha.create({
+  const captcha = (await drawer()).create({
     size: 5,
     charPreset: "0123456789",
     noise: 3,

@@ -27,7 +27,7 @@ export const activationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       const outcome = await activateAccount(db, request.body.activationCode);
       if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
       if (outcome.user.status !== "active") throw new ApiError("user_disabled");
-      await app.signIn(request, reply, outcome.user.id);
+      await app.signIn(request, reply, outcome.user);
       return {};
     },
   );

@@ -38,7 +38,7 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
         await audit(db, "sign_in_failed", { ...context, detail: outcome.refusal });
         throw new ApiError(outcome.refusal);
       }
-      await app.signIn(request, reply, outcome.user.id);
+      await app.signIn(request, reply, outcome.user);
       await audit(db, "sign_in", context);
       return {
         RequiredPasswordUpdate: outcome.user.required_password_update === 1,

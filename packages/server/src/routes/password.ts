@@ -82,7 +82,7 @@ export const passwordRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
       if (outcome.user.status !== "active") throw new ApiError("user_disabled");
       await audit(db, "password_setup", auditContext(request, outcome.user.id));
       // The mailed code proved the address: the new user is signed in and continues to the customer portal.
-      await app.signIn(request, reply, outcome.user.id);
+      await app.signIn(request, reply, outcome.user);
       return {};
     },
   );
