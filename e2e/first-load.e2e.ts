@@ -60,6 +60,28 @@ describe("the first load of the sign-in page", () => {
     await context.close();
   });
 
+  it.each(["/", "/register", "/account/recover"])(
+    "%s loads without a CSP violation or a console error",
+    async (path) => {
+      const { page, context } = await visit(browser, "about:blank");
+      const problems: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(error.message));
+      await page.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (event) =>
+          console.error(`CSP violation: ${event.violatedDirective} ${event.sourceFile}`),
+        );
+      });
+      await page.goto(path);
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      await page.waitForLoadState("networkidle");
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+  );
+
   it("gives the logo its size before the file arrives, so nothing shifts", async () => {
     const { page, context } = await visit(browser, "/");
     const logo = page.locator("header img");

@@ -1,7 +1,7 @@
 import { type BrandId, eulaUrl, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
 import { type ReactNode, useId } from "react";
+import { useTranslation } from "react-i18next";
 import { switchLanguage } from "../i18n/index.ts";
-import { useTranslation } from "../i18n/react.tsx";
 import { useApp } from "./context.tsx";
 import styles from "./Layout.module.css";
 

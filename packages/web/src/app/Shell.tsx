@@ -1,6 +1,6 @@
 import { ROUTES, type RouteId, routeUrl, type UiRoute } from "@gatehouse/contract";
 import { Activity, type ComponentType, useEffect, useLayoutEffect, useState } from "react";
-import { useTranslation } from "../i18n/react.tsx";
+import { useTranslation } from "react-i18next";
 import { ApiErrorScreen } from "../screens/system/ApiErrorScreen.tsx";
 import { Spinner } from "../ui/Spinner.tsx";
 import { useRestoredPageCheck } from "./bfcache.ts";

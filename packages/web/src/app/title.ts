@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useTranslation } from "../i18n/react.tsx";
+import { useTranslation } from "react-i18next";
 import { useApp } from "./context.tsx";
 
 /** Sets "<title> | <brand>" (spec §2 page titles). */

@@ -1,47 +1,42 @@
 import { type Catalog, LANGUAGE_COOKIE, LANGUAGES, type Language } from "@gatehouse/contract";
+import i18next from "i18next";
+import { initReactI18next } from "react-i18next";
 import { fetchCatalog } from "./catalogs.ts";
 
+declare module "i18next" {
+  interface CustomTypeOptions {
+    resources: { translation: Catalog };
+  }
+}
+
 /**
- * The page's language and its catalog: a small store of our own instead of i18next + react-i18next (issue #9,
- * docs/decisions.md). Components read it through `useTranslation` (react.tsx).
+ * Starts i18next with the page's language only (ARCHITECTURE.md: i18next + react-i18next). Its catalog is a chunk
+ * of its own that the host page preloads; English is not bundled as a fallback, since every catalog holds every
+ * key (contract tests), and a missing key would show the key itself (issue #9, docs/decisions.md).
  */
-interface I18nState {
-  language: Language;
-  catalog: Catalog | undefined;
-}
-
-let state: I18nState = { language: "en", catalog: undefined };
-const listeners = new Set<() => void>();
-
-export function i18nState(): I18nState {
-  return state;
-}
-
-export function subscribeI18n(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+export async function startI18n(language: Language): Promise<void> {
+  await i18next.use(initReactI18next).init({
+    lng: language,
+    fallbackLng: false,
+    resources: { [language]: { translation: await fetchCatalog(language) } },
+    interpolation: { escapeValue: false },
+    returnNull: false,
+  });
+  document.documentElement.lang = LANGUAGES[language].tag;
 }
 
 /** The page's language now (the API client sends it as Accept-Language). */
 export function currentLanguage(): Language {
-  return state.language;
-}
-
-function use(language: Language, catalog: Catalog): void {
-  state = { language, catalog };
-  document.documentElement.lang = LANGUAGES[language].tag;
-  for (const listener of listeners) listener();
-}
-
-/** Loads the page's language's catalog (the host page preloads it) and makes it current. */
-export async function startI18n(language: Language): Promise<void> {
-  use(language, await fetchCatalog(language));
+  return i18next.language as Language;
 }
 
 /** Switches language, remembers it in the language cookie for a year (spec §1), and loads its catalog. */
 export async function switchLanguage(language: Language): Promise<void> {
-  const catalog = await fetchCatalog(language);
+  if (!i18next.hasResourceBundle(language, "translation")) {
+    i18next.addResourceBundle(language, "translation", await fetchCatalog(language));
+  }
   // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie read by the server; no secret.
   document.cookie = `${LANGUAGE_COOKIE}=${language}; Path=/; Max-Age=31536000; SameSite=Lax`;
-  use(language, catalog);
+  document.documentElement.lang = LANGUAGES[language].tag;
+  await i18next.changeLanguage(language);
 }

@@ -1,4 +1,4 @@
-import { useTranslation } from "../i18n/react.tsx";
+import { useTranslation } from "react-i18next";
 
 /**
  * Translation by a key known only at run time (an error code, a validator's message key). Static keys use
@@ -6,5 +6,5 @@ import { useTranslation } from "../i18n/react.tsx";
  */
 export function useT(): (key: string, options?: Record<string, unknown>) => string {
   const { t } = useTranslation();
-  return (key, options) => t(key as never, options as never);
+  return (key, options) => t(key as never, options as never) as unknown as string;
 }

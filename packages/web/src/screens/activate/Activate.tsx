@@ -1,10 +1,10 @@
 import { api, ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
 import { Link } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import { ActivationError, useActivation } from "./outcome.tsx";
 

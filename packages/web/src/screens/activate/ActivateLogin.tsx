@@ -1,11 +1,11 @@
 import { api, safeReturnTo } from "@gatehouse/contract";
 import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
 import { useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { landingPage } from "../login/destination.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
 

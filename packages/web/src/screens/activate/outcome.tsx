@@ -1,9 +1,9 @@
 import { type api, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Link } from "../../app/routing.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { useT } from "../../ui/useT.ts";
 import { ResendActivation } from "./ResendActivation.tsx";

@@ -2,6 +2,7 @@ import { type AnswerOf, api, LoginBody, loginHeadingFor, routeUrl } from "@gateh
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
+import { Trans, useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -11,7 +12,6 @@ import { routeIdFor } from "../../app/router.tsx";
 import { Link, useLocation, useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { sessionAnswer, useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
-import { Trans, useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";

@@ -1,11 +1,11 @@
 import { ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link, Navigate } from "../../app/routing.tsx";
 import { useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import styles from "./LoginSuccess.module.css";
 

@@ -1,11 +1,11 @@
 import { api, ROUTES } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 
 /** /logout?ua= (spec §2, §7): ends the server session, then confirms. */
 export default function Logout() {

@@ -1,8 +1,8 @@
 import { api, routeUrl } from "@gatehouse/contract";
 import { useCallback, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
 import { Link } from "../../app/routing.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 
 /**
  * Spec §5 corporate hint: on blur, asks the gateway's login modes whether the address's domain signs in through

@@ -2,13 +2,13 @@ import { api, ChangePasswordBody, REDIRECT_DELAY_MS, routeUrl, safeReturnTo } fr
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
+import { useTranslation } from "react-i18next";
 import { ApiError, applyFieldErrors, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";

@@ -1,10 +1,10 @@
 import { api, routeUrl } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link } from "../../app/routing.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 import { useFocusOnMount } from "../../ui/focus.ts";

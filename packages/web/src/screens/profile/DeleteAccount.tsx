@@ -1,5 +1,6 @@
 import { api, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useState } from "react";
+import { useTranslation } from "react-i18next";
 import { type ApiError, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -7,7 +8,6 @@ import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
 import { Link } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";

@@ -1,7 +1,7 @@
 import { LANGUAGES, type Language } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 import { RemoteBotCheck } from "./RemoteBotCheck.tsx";
 
 declare global {

@@ -1,7 +1,7 @@
 import { api } from "@gatehouse/contract";
 import { useCallback, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 

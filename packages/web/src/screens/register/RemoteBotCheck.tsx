@@ -1,7 +1,7 @@
 import { LANGUAGES, type Language, REMOTE_BOT_CHECKS, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 import styles from "./Register.module.css";
 
 /** What Turnstile (`turnstile`) and reCAPTCHA v2 (`grecaptcha`) have in common for explicit rendering. */

@@ -1,7 +1,7 @@
 import { ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
 import { NetworkError, UnexpectedAnswerError } from "../../api/index.ts";
 import { Link } from "../../app/routing.tsx";
-import { useTranslation } from "../../i18n/react.tsx";
 import { Button } from "../../ui/Button.tsx";
 
 /** What went wrong, in words: offline, timed out, an unexpected answer, or the servers' failure. */

@@ -1,4 +1,4 @@
-import { useTranslation } from "../../i18n/react.tsx";
+import { useTranslation } from "react-i18next";
 import { Button } from "../../ui/Button.tsx";
 
 /** A rendering crash: the generic error screen with a Reload page button (spec §2). */

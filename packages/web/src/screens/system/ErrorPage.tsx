@@ -1,8 +1,8 @@
 import { ERROR_PAGE_CODES, type ErrorPageCode, ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
 import { Layout } from "../../app/Layout.tsx";
 import { Link, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 
 const isKnown = (code: string | null): code is ErrorPageCode =>
   (ERROR_PAGE_CODES as readonly string[]).includes(code ?? "");

@@ -1,8 +1,8 @@
 import { ROUTES } from "@gatehouse/contract";
+import { useTranslation } from "react-i18next";
 import { Layout } from "../../app/Layout.tsx";
 import { Link } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { useTranslation } from "../../i18n/react.tsx";
 import { buttonClass } from "../../ui/Button.tsx";
 
 /** Unknown routes, and routes whose screens belong to later work (spec §2). */
