@@ -23,8 +23,9 @@ startApi(settings.gatewayUrl, settings.brand);
 // nothing waits for it before the first render. A screen that fails to load here is retried by the shell.
 // Pages that skip the session (spec §2: the error page, registration complete) make no call at all.
 const routeId = routeIdFor(window.location.pathname);
+const i18n = startI18n(settings.language as Language);
 if (usesSession(routeId)) refreshSession();
-await Promise.all([startI18n(settings.language as Language), loadScreen(routeId).catch(() => undefined)]);
+await Promise.all([i18n, loadScreen(routeId).catch(() => undefined)]);
 
 const root = document.getElementById("root");
 if (root) {

@@ -15,6 +15,7 @@ declare module "i18next" {
  * key (contract tests), and a missing key would show the key itself (issue #9, docs/decisions.md).
  */
 export async function startI18n(language: Language): Promise<void> {
+  pageLanguage = language;
   await i18next.use(initReactI18next).init({
     lng: language,
     fallbackLng: false,
@@ -25,9 +26,12 @@ export async function startI18n(language: Language): Promise<void> {
   document.documentElement.lang = LANGUAGES[language].tag;
 }
 
+/** The language the page started in, known before i18next has its catalog (the session call starts first). */
+let pageLanguage: Language = "en";
+
 /** The page's language now (the API client sends it as Accept-Language). */
 export function currentLanguage(): Language {
-  return i18next.language as Language;
+  return (i18next.language as Language | undefined) ?? pageLanguage;
 }
 
 /** Switches language, remembers it in the language cookie for a year (spec §1), and loads its catalog. */
