@@ -1,7 +1,5 @@
 import { api, ResendActivationBody } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -9,6 +7,7 @@ import { useScreenFailure } from "../../app/failure.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useForm } from "../../ui/form/useForm.ts";
 import { useT } from "../../ui/useT.ts";
 
 const Form = z.pick(ResendActivationBody, { email: true });
@@ -23,7 +22,7 @@ export function ResendActivation({ returnTo }: { returnTo?: string | undefined }
   const fail = useScreenFailure();
   const [sentTo, setSentTo] = useState<string>();
   const [notice, setNotice] = useState<string>();
-  const form = useForm<{ email: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting } = form.formState;
 
   const onSubmit = form.handleSubmit(async ({ email }) => {

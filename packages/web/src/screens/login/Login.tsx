@@ -1,7 +1,5 @@
 import { type AnswerOf, api, LoginBody, loginHeadingFor, routeUrl } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Trans, useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -15,6 +13,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint, useCorporateHint } from "./corporate.tsx";
@@ -49,7 +48,7 @@ export default function Login() {
   const corporateHint = useCorporateHint();
   usePageTitle(t("titles.signIn"));
 
-  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
 

@@ -1,7 +1,5 @@
 import { api, ChangePasswordBody, REDIRECT_DELAY_MS, routeUrl, safeReturnTo } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { ApiError, applyFieldErrors, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -12,6 +10,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 
@@ -31,7 +30,7 @@ export default function Change() {
   const [done, setDone] = useState(false);
   const heading = useFocusOnChange(done);
   const [notice, setNotice] = useState<string>();
-  const form = useForm<FormInput>({ resolver: zodResolver(ChangePasswordBody) as never, mode: "onTouched" });
+  const form = useForm(ChangePasswordBody);
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
 

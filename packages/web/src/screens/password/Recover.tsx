@@ -1,7 +1,5 @@
 import { api, RecoverBody, routeUrl } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -13,6 +11,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
+import { useForm } from "../../ui/form/useForm.ts";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint, useCorporateHint } from "../login/corporate.tsx";
 
@@ -30,7 +29,7 @@ export default function Recover() {
   const [notice, setNotice] = useState<string>();
   const corporateHint = useCorporateHint();
   usePageTitle(t("titles.recoverPassword"));
-  const form = useForm<{ email: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting } = form.formState;
 
   const onSubmit = form.handleSubmit(async ({ email }) => {

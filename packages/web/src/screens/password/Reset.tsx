@@ -1,7 +1,5 @@
 import { api, isCodeErrorKey, ResetPasswordBody, routeUrl } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -14,6 +12,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
@@ -34,7 +33,7 @@ export default function Reset() {
   const [done, setDone] = useState(false);
   const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<{ key: string; guid?: string }>();
-  const form = useForm<{ password: string }>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
 

@@ -8,9 +8,7 @@ import {
   ROLES,
   SetupPasswordBody,
 } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useEffect, useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -23,22 +21,13 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
 const Form = z.pick(SetupPasswordBody, { password: true, marketingInfo: true });
-type Info = {
-  marketingSource: string;
-  marketingSourceOther?: string;
-  platformOfInterest: string;
-  platformOfInterestOther?: string;
-  role: string;
-  roleOther?: string;
-  phoneNumber?: string;
-};
-type FormInput = { password: string; marketingInfo: Info };
 
 const SELECTS = [
   { name: "marketingSource", options: MARKETING_SOURCES },
@@ -58,7 +47,7 @@ export default function Setup() {
   const [done, setDone] = useState(false);
   const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<{ key: string; guid?: string | undefined }>();
-  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
   const info = form.watch("marketingInfo");
@@ -101,7 +90,6 @@ export default function Setup() {
       </Layout>
     );
   }
-  const infoErrors = errors.marketingInfo as Record<string, { message?: string }> | undefined;
   return (
     <Layout>
       <h1 ref={heading} tabIndex={-1}>
@@ -124,13 +112,13 @@ export default function Setup() {
               label={t(`setup.${name}`)}
               placeholder={t("setup.select")}
               options={options.map((o) => ({ value: o, label: label(o) }))}
-              error={infoErrors?.[name]?.message}
+              error={errors[`marketingInfo.${name}`]?.message}
               {...form.register(`marketingInfo.${name}`)}
             />
             {info?.[name] === "Other" ? (
               <Field
                 label={t(`setup.${name}Other`)}
-                error={infoErrors?.[`${name}Other`]?.message}
+                error={errors[`marketingInfo.${name}Other`]?.message}
                 {...form.register(`marketingInfo.${name}Other`)}
               />
             ) : null}
@@ -140,7 +128,7 @@ export default function Setup() {
           label={t("setup.phone")}
           type="tel"
           autoComplete="tel"
-          error={infoErrors?.phoneNumber?.message}
+          error={errors["marketingInfo.phoneNumber"]?.message}
           {...form.register("marketingInfo.phoneNumber")}
         />
         <Button type="submit" disabled={isSubmitting}>

@@ -1,7 +1,5 @@
 import { type AnswerOf, api, checkReturnTo, ProfileBody, routeUrl } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { type MouseEvent, useEffect, useMemo, useState } from "react";
-import { useForm } from "react-hook-form";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
@@ -13,6 +11,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
@@ -37,7 +36,7 @@ export default function EditProfile() {
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string>();
   const [saveFailure, setSaveFailure] = useState<unknown>();
-  const form = useForm<FormInput>({ resolver: zodResolver(Form) as never, mode: "onTouched" });
+  const form = useForm(Form);
   const { errors, isSubmitting, isDirty } = form.formState;
   const returnTo = checkReturnTo(params.get("return_to"), returnPolicy);
 

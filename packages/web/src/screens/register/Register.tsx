@@ -1,7 +1,5 @@
 import { api, type Language, PASSWORD_POLICY_HINT, registerHeadingFor, routeUrl } from "@gatehouse/contract";
-import { zodResolver } from "@hookform/resolvers/zod";
 import { Fragment, type ReactNode, useCallback, useEffect, useId, useState } from "react";
-import { useForm } from "react-hook-form";
 import { Trans, useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -14,6 +12,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Checkbox } from "../../ui/Checkbox.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useFocusOnChange } from "../../ui/focus.ts";
+import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
@@ -58,9 +57,7 @@ export default function Register() {
   const heading = registerHeadingFor(returnTo);
   const trial = heading === "trial";
 
-  const form = useForm<RegisterInput>({
-    resolver: zodResolver(RegisterForm) as never,
-    mode: "onTouched",
+  const form = useForm(RegisterForm, {
     defaultValues: {
       email: presetEmail ?? "",
       password: "",

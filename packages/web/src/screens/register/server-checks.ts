@@ -1,9 +1,9 @@
 import { api, RegisterBody } from "@gatehouse/contract";
 import { useState } from "react";
-import type { UseFormReturn } from "react-hook-form";
 import { z } from "zod/mini";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
+import type { FormApi } from "../../ui/form/useForm.ts";
 
 /** The registration form's fields, validated with the contract's rules. */
 export const RegisterForm = z.pick(RegisterBody, {
@@ -26,7 +26,7 @@ export const STEP_FIELDS = { 1: ["email", "password"], 2: ["firstName", "lastNam
 export type EmailCheck = "idle" | "checking" | "ok" | "conflict" | "corporate";
 
 /** What the server says about step 1's fields before step 2 (`POST /account/register/validate`). */
-export function useServerChecks(form: UseFormReturn<RegisterInput>) {
+export function useServerChecks(form: FormApi<typeof RegisterForm>) {
   const fail = useScreenFailure();
   const [emailCheck, setEmailCheck] = useState<EmailCheck>("idle");
 
