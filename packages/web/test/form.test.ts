@@ -202,6 +202,15 @@ describe("the form store", () => {
     expect(form.formState.isSubmitted).toBe(false);
   });
 
+  it("shows a value it already had when set again (a select whose options arrive after it mounts)", () => {
+    const store = createFormStore(z.object({ countryCode: z.string() }), { countryCode: "NL" });
+    const select = field();
+    store.form.register("countryCode").ref(select);
+    select.value = ""; // what a select without that option shows
+    store.form.setValue("countryCode", "NL");
+    expect(select.value).toBe("NL");
+  });
+
   it("keeps a checkbox's checked state as a boolean", () => {
     const store = createFormStore(z.object({ news: z.boolean() }));
     const box = field("on", "checkbox");

@@ -139,11 +139,12 @@ export function createFormStore<S extends z.ZodMiniType>(schema: S, defaultValue
     getValues: valueAt,
     /** The current value; the screen renders again on every change, so it stays current. */
     watch: valueAt,
+    /** Sets a value and shows it, also when the form had it already (a select whose options came in late). */
     setValue<P extends Name>(name: P, value: FieldValue<In, P>) {
-      if (getPath(values, name) === value) return;
-      setPath(values, name, value);
       const element = elements.get(name);
       if (element) writeElement(element, value);
+      if (getPath(values, name) === value) return;
+      setPath(values, name, value);
       changed();
     },
     /** New starting values (e.g. loaded or just saved): the form is clean, untouched and not yet submitted. */
