@@ -85,11 +85,14 @@ describe("precompressed static files", () => {
     expect(logo.headers["cache-control"]).not.toContain("immutable");
   });
 
-  it("still serves a file that has no precompressed sibling", async () => {
+  it("still serves a file that has no precompressed sibling (compressed on the fly, as any answer)", async () => {
     const answer = await get(SMALL, "br, gzip");
     expect(answer.statusCode).toBe(200);
-    expect(answer.headers["content-encoding"]).toBeUndefined();
-    expect(answer.rawPayload.equals(original(SMALL))).toBe(true);
+    const encoding = answer.headers["content-encoding"];
+    // @fastify/compress encodes a streamed file whatever its size (its threshold applies to known lengths only).
+    const body = encoding === "br" ? brotliDecompressSync(answer.rawPayload) : answer.rawPayload;
+    expect(encoding === undefined || encoding === "br").toBe(true);
+    expect(body.equals(original(SMALL))).toBe(true);
   });
 
   it("does not serve the compressed files under their own names, nor the raw template", async () => {
