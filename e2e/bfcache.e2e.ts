@@ -1,40 +1,14 @@
-import { type Browser, chromium, type Page, type Route } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "./global.ts";
-import { createPerson, signIn, uniqueEmail, visit } from "./support.ts";
+import { createPerson, launch, signIn, uniqueEmail, visit } from "./support.ts";
 
 const PASSWORD = "Granite-Kettle-58";
 let browser: Browser;
 
-// The harness's flags, with the back/forward cache Playwright switches off by default switched back on.
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    ignoreDefaultArgs: ["--disable-back-forward-cache"],
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-      "--enable-features=BackForwardCache",
-    ],
-  });
+  browser = await launch({ backForwardCache: true });
 });
 afterAll(() => browser?.close());
-
-/**
- * The host page as issue #9 serves it: revalidated, not `no-store` (which keeps a page out of the back/forward
- * cache). Where the server already answers so, this passes the answer through unchanged.
- */
-async function cacheableHostPages(route: Route) {
-  if (route.request().resourceType() !== "document") return route.continue();
-  const response = await route.fetch();
-  const headers = { ...response.headers() };
-  if (/no-store/iu.test(headers["cache-control"] ?? "")) headers["cache-control"] = "no-cache";
-  return route.fulfill({ response, headers });
-}
 
 /**
  * Notes in the tab's sessionStorage that the page came back from the back/forward cache, and whether the first
@@ -60,7 +34,6 @@ describe("a page restored from the back/forward cache (issue #9)", () => {
     const email = uniqueEmail("bfcache");
     await createPerson({ email, password: PASSWORD, first: "Iris", last: "Vale", country: "NL" });
     const { page, context } = await visit(browser, "/");
-    await context.route("**/*", cacheableHostPages);
     await noteRestores(page);
     await page.goto("/profile/edit");
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();

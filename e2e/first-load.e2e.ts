@@ -1,7 +1,6 @@
 import { type Catalog, loadCatalog } from "@gatehouse/contract";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM } from "./global.ts";
 import { baseUrl, launch, visit } from "./support.ts";
 
 /**
@@ -101,11 +100,7 @@ describe("the back/forward cache", () => {
   let bfcacheBrowser: Browser;
   beforeAll(async () => {
     // Playwright turns the back/forward cache off by default; this browser keeps it, as a visitor's does.
-    bfcacheBrowser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-      ignoreDefaultArgs: ["--disable-back-forward-cache"],
-    });
+    bfcacheBrowser = await launch({ backForwardCache: true });
   });
   afterAll(() => bfcacheBrowser.close());
 

@@ -12,10 +12,14 @@ export const SCREENSHOTS = join(import.meta.dirname, "screenshots");
 
 export const baseUrl = () => inject("baseUrl");
 
-/** Debian's Chromium, headless, with the flags this machine needs (no background networking: no network here). */
-export function launch(): Promise<Browser> {
+/**
+ * Debian's Chromium, headless, with the flags this machine needs (no background networking: no network here).
+ * `backForwardCache` keeps the cache Playwright switches off by default, as a visitor's browser has it (issue #9).
+ */
+export function launch(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
+    ...(options.backForwardCache ? { ignoreDefaultArgs: ["--disable-back-forward-cache"] } : {}),
     args: [
       "--headless",
       "--no-sandbox",
