@@ -173,7 +173,7 @@ describe("the country list in the browser (issue #8)", () => {
     await page.getByLabel(t.register.password, { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: t.register.continue }).click();
     const select = page.getByRole("combobox", { name: t.register.country });
-    await expect.poll(() => select.locator("option").count()).toBeGreaterThan(200);
+    await expect.poll(() => select.locator("option").count(), { timeout: 15_000 }).toBeGreaterThan(200);
     const names = await select.locator("option").allTextContents();
     const at = (name: string) => names.indexOf(name);
     expect(at("日本")).toBeGreaterThan(at("西サハラ"));

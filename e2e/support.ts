@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject, onTestFailed } from "vitest";
 import { TestSmtp } from "../packages/server/test/smtp.ts";
 import { CHROMIUM, type Service, startService } from "./global.ts";
 
@@ -33,6 +33,48 @@ export function launch(options: { backForwardCache?: boolean } = {}): Promise<Br
 
 let visitors = 0;
 
+type FailureHook = (handler: () => Promise<void>) => void;
+
+/**
+ * Makes a failed browser test explain itself in CI's log: each page's address and visible text when the test
+ * failed, and what went wrong on the way (gateway answers of 400 and above, console errors, page crashes). A
+ * concurrent test passes its own context's `onTestFailed`; others get the current test's.
+ */
+export function reportOnFailure(context: BrowserContext, onFailed: FailureHook = onTestFailed): void {
+  const events: string[] = [];
+  const pages: Page[] = [];
+  const at = () => new Date().toISOString().slice(11, 23);
+  context.on("page", (page) => {
+    pages.push(page);
+    page.on("console", (m) => void (m.type() === "error" && events.push(`${at()} console: ${m.text()}`)));
+    page.on("pageerror", (e) => void events.push(`${at()} page error: ${e.message}`));
+  });
+  context.on("response", (r) => {
+    const url = new URL(r.url());
+    if (r.status() >= 400 && url.pathname.startsWith("/api/"))
+      events.push(`${at()} ${r.status()} ${r.request().method()} ${url.pathname}`);
+  });
+  context.on(
+    "requestfailed",
+    (r) => void events.push(`${at()} failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`),
+  );
+  try {
+    onFailed(async () => {
+      const shown = await Promise.all(
+        pages.map(async (page) => {
+          const text = await page
+            .evaluate(() => document.body.innerText.replace(/\s+/g, " ").slice(0, 600))
+            .catch((e: Error) => `(unreadable: ${e.message})`);
+          return `page ${page.url()} at ${at()}: ${text}`;
+        }),
+      );
+      console.error(["Browser state when the test failed:", ...shown, ...events].join("\n  "));
+    });
+  } catch {
+    // Opened outside a test (a hook): nothing to report to.
+  }
+}
+
 export interface Visit {
   context: BrowserContext;
   page: Page;
@@ -52,6 +94,7 @@ export async function visit(
     extraHTTPHeaders: { ...address, ...headers },
     locale: "en-US",
   });
+  reportOnFailure(context);
   const page = await context.newPage();
   await page.goto(path);
   return { context, page };

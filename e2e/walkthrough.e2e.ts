@@ -10,7 +10,7 @@ import {
   loadCatalog,
 } from "@gatehouse/contract";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, it, type TestContext } from "vitest";
 import { layoutProblems, settled } from "./layout.ts";
 import {
   admin,
@@ -18,6 +18,7 @@ import {
   expectAccessible,
   launch,
   REGISTER_PASSWORD,
+  reportOnFailure,
   SCREENSHOTS,
   stubExternalSites,
 } from "./support.ts";
@@ -95,7 +96,7 @@ class Walk {
     this.t = t;
   }
 
-  static async start(language: Language, brand: BrandId): Promise<Walk> {
+  static async start(language: Language, brand: BrandId, onFailed: TestContext["onTestFailed"]): Promise<Walk> {
     const tag = LANGUAGES[language].tag;
     const context = await browser.newContext({
       baseURL: baseUrl(),
@@ -103,6 +104,7 @@ class Walk {
       // Each walk is its own visitor, so per-address limits stay per walk.
       extraHTTPHeaders: { "x-forwarded-for": `203.0.113.${(visitors++ % 250) + 1}` },
     });
+    reportOnFailure(context, onFailed);
     await context.addCookies([{ name: LANGUAGE_COOKIE, value: language, url: baseUrl() }]);
     await stubExternalSites(context);
     return new Walk(context, await context.newPage(), language, brand, await loadCatalog(language));
@@ -144,8 +146,8 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
   it.concurrent.for<BrandId>([...BRANDS_WALKED])(
     "%s brand: every screen fits phone and desktop, nothing overlaps, no dead end",
     { timeout: WALK_TIMEOUT_MS },
-    async (brand, { expect }) => {
-      const walk = await Walk.start(language, brand);
+    async (brand, { expect, onTestFailed }) => {
+      const walk = await Walk.start(language, brand, onTestFailed);
       const { page, t } = walk;
       const email = longEmail();
 
@@ -163,7 +165,8 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
       await page.getByLabel(t.register.firstName, { exact: true }).fill(LONG_FIRST);
       await page.getByLabel(t.register.lastName, { exact: true }).fill("Vandenberghe-Oyelaran");
       const country = page.getByRole("combobox", { name: t.register.country });
-      await expect.poll(() => country.locator("option").count()).toBeGreaterThan(200);
+      // Under a loaded machine the list can take longer than expect.poll's default second to arrive.
+      await expect.poll(() => country.locator("option").count(), { timeout: 15_000 }).toBeGreaterThan(200);
       await country.selectOption("JP");
       await page.getByText(t.botCheck.verified).waitFor({ timeout: 30_000 });
       await walk.look("register-step2");
