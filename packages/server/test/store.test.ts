@@ -96,6 +96,10 @@ describe.each([
       expires_at: 10,
       ip: "127.0.0.1",
       user_agent: "test",
+      auth_time: 1,
+      auth_method: "password" as const,
+      idp: null,
+      pending_step: null,
     };
     await sessionsStore.insert(db, session);
     expect(await sessionsStore.findWithUser(db, session.id)).toMatchObject({
@@ -112,13 +116,24 @@ describe.each([
   it("sweeps sessions past their lifetime or idle time", async () => {
     const row = user();
     await usersStore.insert(db, row);
-    const base = { user_id: row.id, created_at: 0, ip: "", user_agent: "" };
+    const base = {
+      user_id: row.id,
+      created_at: 0,
+      ip: "",
+      user_agent: "",
+      auth_time: 0,
+      auth_method: "password" as const,
+      idp: null,
+      pending_step: null,
+    };
     await sessionsStore.insert(db, { ...base, id: `live-${row.id}`, last_seen_at: 900, expires_at: 5000 });
     await sessionsStore.insert(db, { ...base, id: `old-${row.id}`, last_seen_at: 900, expires_at: 999 });
     await sessionsStore.insert(db, { ...base, id: `idle-${row.id}`, last_seen_at: 100, expires_at: 5000 });
-    expect(await sessionsStore.deleteExpired(db, 1000, 500)).toBe(2);
+    const swept = await sessionsStore.deleteExpired(db, 1000, 500);
+    expect(swept.map((s) => s.id).sort()).toEqual([`idle-${row.id}`, `old-${row.id}`]);
+    expect(swept.every((s) => s.user_id === row.id)).toBe(true);
     expect(await sessionsStore.findWithUser(db, `live-${row.id}`)).toBeDefined();
-    expect(await sessionsStore.deleteForUser(db, row.id)).toBe(1);
+    expect(await sessionsStore.deleteForUser(db, row.id)).toEqual([{ id: `live-${row.id}`, user_id: row.id }]);
   });
 
   const RULE = { threshold: 5, windowMs: 1000 };

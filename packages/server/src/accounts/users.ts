@@ -124,7 +124,7 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
 /** Disables an account and ends its sessions at once (ASVS 7.4.2). */
 export async function disableUser(db: Db, user: UserRow): Promise<void> {
   await usersStore.update(db, user.id, { status: "disabled", updated_at: Date.now() });
-  await closeUserSessions(db, user.id);
+  await closeUserSessions(db, user.id, "disabled");
 }
 
 export async function enableUser(db: Db, user: UserRow): Promise<void> {
@@ -136,8 +136,9 @@ export async function unlockUser(db: Db, user: UserRow): Promise<void> {
   await clearFailures(db, user.email_normalized);
 }
 
-/** Removes the account; its sessions go with it (foreign key cascade). */
+/** Removes the account; its sessions end first, so their end is announced, and its external identities go with it. */
 export async function deleteUser(db: Db, user: UserRow): Promise<void> {
   await forgetAddress(db, user.email_normalized);
+  await closeUserSessions(db, user.id, "deleted");
   await usersStore.delete(db, user.id);
 }
