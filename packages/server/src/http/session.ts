@@ -1,3 +1,4 @@
+import type { RequiredStep } from "@gatehouse/contract";
 import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
 import type {
   FastifyError,
@@ -8,22 +9,21 @@ import type {
   RouteOptions,
 } from "fastify";
 import fp from "fastify-plugin";
-import type { RequiredStep } from "@gatehouse/contract";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
 import { finishSignIn, type ProvenSignIn } from "../accounts/finish-sign-in.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
+import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import {
   closeSession,
+  completeStep,
   csrfMatches,
   csrfToken,
   findSession,
   isSessionToken,
   newSessionToken,
   sessionId,
-  completeStep,
 } from "../sessions/sessions.ts";
-import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";
