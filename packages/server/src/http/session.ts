@@ -29,7 +29,7 @@ import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";
 import { ApiError, sendError } from "./errors.ts";
 
-/** What a route hands `app.signIn`: the proven account and how it was proven (the request supplies the rest). */
+/** What a route hands app.signIn: the proven account and how it was proven (the request supplies the rest). */
 export type SignInProof = Pick<ProvenSignIn, "user" | "method" | "idp">;
 
 export interface SessionState {
@@ -57,7 +57,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set on every /api request by the guard; elsewhere read it through `app.readSession(request)`. */
     session: SessionState;
-    /** The memoised read of `app.readSession` on a request outside /api. */
+    /** The memoised read of app.readSession on a request outside /api. */
     sessionRead: Promise<SessionWithUser | undefined> | null;
   }
 }

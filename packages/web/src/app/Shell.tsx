@@ -4,7 +4,6 @@ import { useTranslation } from "react-i18next";
 import { ApiErrorScreen } from "../screens/system/ApiErrorScreen.tsx";
 import { Spinner } from "../ui/Spinner.tsx";
 import { useRestoredPageCheck } from "./bfcache.ts";
-import { useApp } from "./context.tsx";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
 import { RouteError } from "./RouteError.tsx";
@@ -52,7 +51,6 @@ function isTurnedAway(id: RouteId | undefined, session: SessionState): boolean {
  */
 export function Shell() {
   const { pathname, search } = useLocation();
-  const { returnPolicy } = useApp();
   const id = routeIdFor(pathname);
   const session = useSession();
   const { t } = useTranslation();
@@ -69,7 +67,7 @@ export function Shell() {
   const turnedAway = ready && isTurnedAway(id, session);
   // Issue #10 §1: a person who owes a step sees only that step's screen (and sign-out), whatever address they open.
   const owedStep = ready && usesSession(id) && session.status === "ready" ? session.session?.RequiredStep : undefined;
-  const stepRedirect = owedStepRedirect(id, owedStep, search, returnPolicy);
+  const stepRedirect = owedStepRedirect(id, owedStep, search);
   const key = id ?? "404";
   if (ready && !turnedAway && !stepRedirect && Screen && (shown?.key !== key || shown.Screen !== Screen))
     setShown({ key, Screen });

@@ -6,8 +6,8 @@ import {
   type ReturnPolicy,
   routeUrl,
   safeReturnTo,
+  stepUrl,
 } from "@gatehouse/contract";
-import { stepAddress } from "../../app/required-step.ts";
 
 /**
  * Where a successful sign-in continues (spec §4): a required password update first, then a required profile
@@ -20,8 +20,8 @@ export function destinationAfterSignIn(
   brand: Brand,
 ): string {
   const allowedReturn = safeReturnTo(returnTo, policy, "") || undefined;
-  if (answer.RequiredPasswordUpdate) return stepAddress("password_change", returnTo, policy);
-  if (answer.RequiredProfileUpdate) return stepAddress("profile_update", returnTo, policy);
+  if (answer.RequiredPasswordUpdate) return stepUrl("password_change", allowedReturn);
+  if (answer.RequiredProfileUpdate) return stepUrl("profile_update", allowedReturn);
   return allowedReturn ?? landingPage(brand);
 }
 
@@ -34,7 +34,7 @@ export function destinationWhenSignedIn(
   policy: ReturnPolicy,
   step: RequiredStep | null = null,
 ): string {
-  if (step) return stepAddress(step, returnTo, policy);
+  if (step) return stepUrl(step, safeReturnTo(returnTo, policy, "") || undefined);
   return safeReturnTo(returnTo, policy, routeUrl("ACCOUNT_EDIT"));
 }
 
