@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { type App, buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { findSession } from "../src/sessions/sessions.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
 import { Client, TEST_TEMPLATE, tempDir } from "./harness.ts";
 
@@ -31,6 +32,11 @@ beforeAll(async () => {
     const first = await app.readSession(request);
     const again = await app.readSession(request);
     return { userId: first?.user_id ?? null, same: first === again, step: first?.pending_step ?? null };
+  });
+  // As the provider's end-session will: sign-out from outside /api ends the same gateway session.
+  app.post("/probe/sign-out", async (request, reply) => {
+    await app.signOut(request, reply);
+    return { ended: true };
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -69,6 +75,16 @@ describe("app.readSession on any path", () => {
     await c.login("reader@example.com", PASSWORD);
     await c.post("/api/account/logout", {});
     expect((await c.get("/probe/session")).json.userId).toBeNull();
+  });
+
+  it("signs the gateway session out from outside /api", async () => {
+    const c = await new Client(url).start();
+    await c.login("reader@example.com", PASSWORD);
+    const token = c.cookies.get("gh_session") ?? "";
+    expect((await c.post("/probe/sign-out", {})).json).toEqual({ ended: true });
+    expect(await findSession(app.db, token)).toBeUndefined();
+    expect(c.cookies.get("gh_session")).not.toBe(token);
+    expect((await c.get("/api/session")).status).toBe(204);
   });
 
   it("adds no database read to a page or an asset that does not ask (issue #9 budgets)", async () => {

@@ -142,14 +142,21 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
    * on the first call and memoised, so a page or asset that never asks pays no database read (issue #9). Outside
    * /api it only reads: no cookie is set and nothing changes, so no CSRF token is needed.
    */
-  app.decorate("readSession", (request: FastifyRequest): Promise<SessionWithUser | undefined> => {
+  function readSession(request: FastifyRequest): Promise<SessionWithUser | undefined> {
     if (request.session) return Promise.resolve(request.session.user);
     if (!request.sessionRead) {
       const presented = request.cookies[cookieName];
       request.sessionRead = isSessionToken(presented) ? findSession(db, presented) : Promise.resolve(undefined);
     }
     return request.sessionRead;
-  });
+  }
+  app.decorate("readSession", readSession);
+
+  /** The browser's signed-in session token, on /api (the guard read it) or on any other path (read now). */
+  async function signedInToken(request: FastifyRequest): Promise<string | undefined> {
+    if (request.session) return request.session.user ? request.session.token : undefined;
+    return (await readSession(request)) ? request.cookies[cookieName] : undefined;
+  }
 
   /** Hands the session's CSRF token to the client (GET /api/session, and whenever the session changes). */
   function sendCsrfToken(request: FastifyRequest, reply: FastifyReply) {
@@ -173,10 +180,11 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
    * with a fresh device cookie. Refusals (a pending or disabled account) are thrown as the API's error.
    */
   app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, proof: SignInProof) => {
+    const replacing = await signedInToken(request);
     const outcome = await finishSignIn(db, {
       ...proof,
       client: clientMeta(request),
-      ...(request.session?.user ? { replacing: request.session.token } : {}),
+      ...(replacing ? { replacing } : {}),
     });
     if (!outcome.ok) throw new ApiError(outcome.refusal);
     request.session = { token: outcome.token, user: undefined };
@@ -231,9 +239,10 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     };
   });
 
-  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1). */
+  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1), on /api or any other path. */
   app.decorate("signOut", async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.session.user) await closeSession(db, request.session.token, "sign_out");
+    const current = await signedInToken(request);
+    if (current) await closeSession(db, current, "sign_out");
     const token = newSessionToken();
     request.session = { token, user: undefined };
     setCookie(reply, token);
