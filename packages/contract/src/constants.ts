@@ -68,8 +68,16 @@ export const MAIL_RETRY = { firstDelayMs: 10 * SECOND, maxDelayMs: HOUR, maxAtte
 /** How long delivered or given-up mail stays in the outbox (recipient, subject, status; bodies already emptied). */
 export const MAIL_RETENTION_MS = 30 * DAY;
 
-/** Per client address: existence checks, sign-ups and resends (ASVS 2.2.1 / OWASP automated threats). */
+/** Per client address: sign-in attempts allowed per window, whatever the account. */
+export const LOGIN_RATE_PER_ADDRESS = { max: 30, windowMs: 5 * MINUTE } as const;
+
+/**
+ * Per client address, each limited call counted apart (ASVS 2.2.1 / OWASP automated threats): sign-ins, existence
+ * checks, sign-ups, resends, codes. An endpoint names its limit here (`api/index.ts`).
+ */
 export const RATE_LIMITS = {
+  /** Sign-in attempts whatever the account (ASVS 6.3.1 / OWASP credential stuffing cheat sheet). */
+  login: LOGIN_RATE_PER_ADDRESS,
   registerValidate: { max: 30, windowMs: 5 * MINUTE },
   register: { max: 10, windowMs: 15 * MINUTE },
   resendActivation: { max: 5, windowMs: 15 * MINUTE },
@@ -80,6 +88,7 @@ export const RATE_LIMITS = {
   setPassword: { max: 10, windowMs: 15 * MINUTE },
   deletion: { max: 5, windowMs: 15 * MINUTE },
 } as const;
+export type RateLimitName = keyof typeof RATE_LIMITS;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */
 export const DEFAULT_TRIAL_PRODUCT_CODE = "TRIAL-DEFAULT";
@@ -97,5 +106,3 @@ export const LOCKOUT_THRESHOLD = 5;
 export const LOCKOUT_WINDOW_MS = 15 * MINUTE;
 /** How long a browser that signed in stays trusted for that account (OWASP device cookies). */
 export const DEVICE_TRUST_MS = 365 * DAY;
-/** Per client address: sign-in attempts allowed per window, whatever the account. */
-export const LOGIN_RATE_PER_ADDRESS = { max: 30, windowMs: 5 * MINUTE } as const;

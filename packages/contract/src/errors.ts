@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   csrf_invalid: 403,
   user_not_active: 403,
   user_disabled: 403,
+  /** The session owes a step (a required password change or profile update) and may do only that and sign out. */
+  required_step: 403,
   captcha_incorrect: 400,
   current_password_incorrect: 400,
   /** The new password is refused by the password policy (ASVS 6.2.4, 6.2.11): see PASSWORD_POLICY_CODES. */

@@ -9,4 +9,5 @@ export * from "./options.ts";
 export * from "./return-to.ts";
 export * from "./routes.ts";
 export * from "./rules.ts";
+export * from "./sign-in.ts";
 export * from "./text.ts";

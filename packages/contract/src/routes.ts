@@ -1,3 +1,5 @@
+import type { RequiredStep } from "./sign-in.ts";
+
 /** UI routes of spec §2: id, path, the query parameters each reads, and what the shell must do for it. */
 export interface UiRoute {
   readonly path: string;
@@ -59,6 +61,18 @@ export const ROUTE_IDS = Object.keys(ROUTES) as RouteId[];
 
 /** Every UI path; the server answers each with the SPA's HTML. */
 export const UI_PATHS: readonly string[] = ROUTE_IDS.map((id) => ROUTES[id].path);
+
+/** The screen of each step a session may owe (issue #10 §1; GET /session's RequiredStep names it). */
+export const STEP_ROUTES = {
+  password_change: "PASSWORD_CHANGE",
+  profile_update: "ACCOUNT_EDIT",
+} as const satisfies Record<RequiredStep, RouteId>;
+
+/** The address of an owed step's screen; the password change shows its required banner (spec §2). */
+export function stepUrl(step: RequiredStep, returnTo?: string): string {
+  const required = step === "password_change" ? "true" : undefined;
+  return routeUrl(STEP_ROUTES[step], { required_password_update: required, return_to: returnTo });
+}
 
 /** Builds a UI path with its query string, dropping empty values. */
 export function routeUrl(id: RouteId, query: Record<string, string | undefined> = {}): string {

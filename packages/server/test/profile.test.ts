@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import type { Db } from "../src/store/db.ts";
+import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
@@ -22,6 +23,7 @@ async function everyValue(db: Db): Promise<string[]> {
     "captchas",
     "spent_tokens",
     "audit",
+    "external_identities",
   ];
   const values: string[] = [];
   for (const table of tables) {
@@ -183,6 +185,15 @@ describe.each([
     });
     const other = await signedIn("gone@example.com");
     const c = await signedIn("gone@example.com");
+    // An identity linked at a provider, as social and corporate sign-in will link them, goes with the account.
+    const gone = await findUserByEmail(fx.server.app.db, "gone@example.com");
+    await externalIdentitiesStore.insert(fx.server.app.db, {
+      provider: "google",
+      subject: "gone-subject",
+      user_id: gone?.id ?? "",
+      email: "gone@example.com",
+      linked_at: Date.now(),
+    });
     await (await client()).login("gone@example.com", "a wrong password");
     await c.request("PUT", "/api/account/profile", { firstName: "Gone", lastName: "Soon", countryCode: "AT" });
     expect((await c.post("/api/account/delete/request", { password: PASSWORD })).status).toBe(200);

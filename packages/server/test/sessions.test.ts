@@ -13,6 +13,7 @@ beforeAll(async () => {
 afterAll(() => db.destroy());
 
 const meta = { ip: "127.0.0.1", userAgent: "test" };
+const signIn = (userId: string) => ({ userId, method: "password" as const, step: null });
 
 describe("sessions (ASVS 7.3)", () => {
   it("stores only a hash of the token", async () => {
@@ -23,7 +24,7 @@ describe("sessions (ASVS 7.3)", () => {
       lastName: "H",
       countryCode: "DE",
     });
-    const token = await openSession(db, user.id, meta);
+    const token = await openSession(db, signIn(user.id), meta);
     const row = await db.selectFrom("sessions").selectAll().where("user_id", "=", user.id).executeTakeFirstOrThrow();
     expect(row.id).toBe(sessionId(token));
     expect(row.id).not.toContain(token);
@@ -38,11 +39,11 @@ describe("sessions (ASVS 7.3)", () => {
       countryCode: "DE",
     });
     const t0 = 1_800_000_000_000;
-    const idle = await openSession(db, user.id, meta, t0);
+    const idle = await openSession(db, signIn(user.id), meta, t0);
     expect(await findSession(db, idle, t0 + SESSION_IDLE_MS - 1)).toBeDefined();
     expect(await findSession(db, idle, t0 + 2 * SESSION_IDLE_MS)).toBeUndefined();
 
-    const busy = await openSession(db, user.id, meta, t0);
+    const busy = await openSession(db, signIn(user.id), meta, t0);
     // Activity keeps it alive, but never past the absolute lifetime.
     for (let t = t0; t < t0 + SESSION_ABSOLUTE_MS; t += SESSION_IDLE_MS / 2)
       expect(await findSession(db, busy, t), String(t)).toBeDefined();
@@ -57,7 +58,7 @@ describe("sessions (ASVS 7.3)", () => {
       lastName: "D",
       countryCode: "DE",
     });
-    const token = await openSession(db, user.id, meta);
+    const token = await openSession(db, signIn(user.id), meta);
     await disableUser(db, user);
     expect(await findSession(db, token)).toBeUndefined();
   });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
+import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
@@ -96,6 +97,10 @@ describe.each([
       expires_at: 10,
       ip: "127.0.0.1",
       user_agent: "test",
+      auth_time: 1,
+      auth_method: "password" as const,
+      idp: null,
+      pending_step: null,
     };
     await sessionsStore.insert(db, session);
     expect(await sessionsStore.findWithUser(db, session.id)).toMatchObject({
@@ -112,13 +117,76 @@ describe.each([
   it("sweeps sessions past their lifetime or idle time", async () => {
     const row = user();
     await usersStore.insert(db, row);
-    const base = { user_id: row.id, created_at: 0, ip: "", user_agent: "" };
+    const base = {
+      user_id: row.id,
+      created_at: 0,
+      ip: "",
+      user_agent: "",
+      auth_time: 0,
+      auth_method: "password" as const,
+      idp: null,
+      pending_step: null,
+    };
     await sessionsStore.insert(db, { ...base, id: `live-${row.id}`, last_seen_at: 900, expires_at: 5000 });
     await sessionsStore.insert(db, { ...base, id: `old-${row.id}`, last_seen_at: 900, expires_at: 999 });
     await sessionsStore.insert(db, { ...base, id: `idle-${row.id}`, last_seen_at: 100, expires_at: 5000 });
-    expect(await sessionsStore.deleteExpired(db, 1000, 500)).toBe(2);
+    const swept = await sessionsStore.deleteExpired(db, 1000, 500);
+    expect(swept.map((s) => s.id).sort()).toEqual([`idle-${row.id}`, `old-${row.id}`]);
+    expect(swept.every((s) => s.user_id === row.id)).toBe(true);
     expect(await sessionsStore.findWithUser(db, `live-${row.id}`)).toBeDefined();
-    expect(await sessionsStore.deleteForUser(db, row.id)).toBe(1);
+    expect(await sessionsStore.deleteForUser(db, row.id)).toEqual([{ id: `live-${row.id}`, user_id: row.id }]);
+  });
+
+  it("links external identities by (provider, subject), once each, and removes them with their account", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const google = { provider: "google", subject: "1098", user_id: row.id, email: "ann@gmail.example", linked_at: 5 };
+    const acme = { provider: "acme", subject: "ann", user_id: row.id, email: null, linked_at: 7 };
+    await externalIdentitiesStore.insert(db, google);
+    await externalIdentitiesStore.insert(db, acme);
+    expect(await externalIdentitiesStore.find(db, "google", "1098")).toEqual(google);
+    expect(await externalIdentitiesStore.find(db, "google", "ann")).toBeUndefined();
+    expect(await externalIdentitiesStore.listForUser(db, row.id)).toEqual([google, acme]);
+    // One subject of one provider names one account, whoever tries to link it again.
+    const other = user();
+    await usersStore.insert(db, other);
+    await expect(externalIdentitiesStore.insert(db, { ...google, user_id: other.id })).rejects.toThrow();
+    // The same subject at another provider is another identity.
+    await externalIdentitiesStore.insert(db, { ...google, provider: "facebook", user_id: other.id });
+    expect(await externalIdentitiesStore.delete(db, "acme", "ann")).toBe(true);
+    expect(await externalIdentitiesStore.delete(db, "acme", "ann")).toBe(false);
+    await usersStore.delete(db, row.id);
+    expect(await externalIdentitiesStore.find(db, "google", "1098")).toBeUndefined();
+    expect(await externalIdentitiesStore.find(db, "facebook", "1098")).toMatchObject({ user_id: other.id });
+  });
+
+  it("records how a session signed in and the step it owes, and moves a step on under a new id", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const id = randomUUID().replaceAll("-", "");
+    const session = {
+      id,
+      user_id: row.id,
+      created_at: 1,
+      last_seen_at: 1,
+      expires_at: 10,
+      ip: "",
+      user_agent: "",
+      auth_time: 1,
+      auth_method: "social" as const,
+      idp: "google",
+      pending_step: "password_change" as const,
+    };
+    await sessionsStore.insert(db, session);
+    expect(await sessionsStore.findWithUser(db, id)).toMatchObject({ auth_method: "social", idp: "google" });
+    expect(await sessionsStore.rotate(db, id, { id: `${id}-2`, pending_step: "profile_update" })).toBe(true);
+    expect(await sessionsStore.findWithUser(db, id)).toBeUndefined();
+    expect(await sessionsStore.findWithUser(db, `${id}-2`)).toMatchObject({
+      auth_time: 1,
+      pending_step: "profile_update",
+    });
+    await sessionsStore.clearStepForUser(db, row.id, "profile_update");
+    expect((await sessionsStore.findWithUser(db, `${id}-2`))?.pending_step).toBeNull();
   });
 
   const RULE = { threshold: 5, windowMs: 1000 };

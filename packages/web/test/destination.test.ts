@@ -1,5 +1,6 @@
 import { BRANDS, type ReturnPolicy } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
+import { owedStepRedirect } from "../src/app/required-step.ts";
 import {
   destinationAfterSignIn,
   destinationWhenSignedIn,
@@ -80,5 +81,37 @@ describe("where sign-in continues (spec §4)", () => {
     expect(isInternal("http://localhost:8080//evil.example/", "http://localhost:8080")).toBe(false);
     expect(isInternal("//evil.example/", "http://localhost:8080")).toBe(false);
     expect(isInternal("http://localhost:8080/profile/edit?x=1#y", "http://localhost:8080")).toBe(true);
+  });
+});
+
+describe("a person who owes a step (issue #10 §1)", () => {
+  it("is sent to that step's screen from any other screen, with the return address", () => {
+    expect(owedStepRedirect("ACCOUNT_EDIT", "password_change", "")).toBe(
+      "/account/password-change?required_password_update=true",
+    );
+    // A return address comes along as it is: the step's screen checks it before it uses it.
+    expect(owedStepRedirect("REGISTER", "profile_update", "?return_to=%2Faccount%2Frecover")).toBe(
+      "/profile/edit?return_to=%2Faccount%2Frecover",
+    );
+    expect(owedStepRedirect("PASSWORD_CHANGE", "profile_update", "")).toBe("/profile/edit");
+  });
+
+  it("stays on the step's own screen, on sign-out and sign-in, and nobody else is sent anywhere", () => {
+    expect(owedStepRedirect("PASSWORD_CHANGE", "password_change", "")).toBeUndefined();
+    expect(owedStepRedirect("ACCOUNT_EDIT", "profile_update", "")).toBeUndefined();
+    expect(owedStepRedirect("LOGOUT", "password_change", "")).toBeUndefined();
+    expect(owedStepRedirect("ACCOUNT_EDIT", null, "")).toBeUndefined();
+    expect(owedStepRedirect(undefined, "password_change", "")).toBeUndefined();
+    // The login page sends a signed-in person on itself, step first, with only an allowed return address.
+    expect(owedStepRedirect("LOGIN", "password_change", "")).toBeUndefined();
+  });
+
+  it("goes to the step first when signed in on the login page", () => {
+    expect(destinationWhenSignedIn("https://www.gatehouse.example/x", policy, "profile_update")).toBe(
+      "/profile/edit?return_to=https%3A%2F%2Fwww.gatehouse.example%2Fx",
+    );
+    expect(destinationWhenSignedIn("https://www.gatehouse.example/x", policy, null)).toBe(
+      "https://www.gatehouse.example/x",
+    );
   });
 });

@@ -1,23 +1,55 @@
 import type { z } from "zod/mini";
+import type { RateLimitName } from "../constants.ts";
+import type { RequiredStep } from "../sign-in.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
 /**
- * One gateway endpoint, declared once (STYLE.md §1): the server validates with it, the web client is typed
- * by it. `path` is relative to the gateway base (`/api`); `{name}` marks a path parameter.
+ * One gateway endpoint, declared once (STYLE.md §1): the server mounts and validates with it (`mount` in the
+ * server's http/), the web client is typed by it, tests check its answers against it. `path` is relative to the
+ * gateway base (`/api`); `{name}` marks a path parameter.
  */
 export interface Endpoint<Body extends z.ZodMiniType = z.ZodMiniType, Answer extends z.ZodMiniType = z.ZodMiniType> {
   readonly method: HttpMethod;
   readonly path: string;
   readonly body?: Body;
+  readonly query?: z.ZodMiniType;
+  readonly params?: z.ZodMiniType;
   readonly answer: Answer;
-  /** Every status the endpoint may answer with, errors included. */
+  /** Every status the endpoint may answer with, errors included, besides those its declaration implies (statusesOf). */
   readonly statuses: readonly number[];
+  /**
+   * "required": an account call, answered 401 without a signed-in session; and refused (403 `required_step`) to a
+   * session that owes a step other than `step`. Without it the call is public, open to every session.
+   */
+  readonly session?: "required";
+  /** The owed step this account call belongs to (the password change, the profile): open while that step is owed. */
+  readonly step?: RequiredStep;
+  /** Its per-client-address limit in RATE_LIMITS. */
+  readonly rateLimit?: RateLimitName;
 }
 
 /** Keeps the exact declared type, so `api.login.body` is the login schema, not `ZodType | undefined`. */
 export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
   return endpoint;
+}
+
+/** Statuses every state-changing call may answer: 403 for a missing or stale CSRF token. */
+const CSRF_STATUS = 403;
+const UNAUTHENTICATED_STATUS = 401;
+const STEP_OWED_STATUS = 403;
+const RATE_LIMITED_STATUS = 429;
+
+/**
+ * Every status an endpoint may answer: the declared ones and those its declaration implies (CSRF on a change,
+ * 401 and the owed-step refusal on an account call, 429 with a rate limit).
+ */
+export function statusesOf(endpoint: Endpoint): ReadonlySet<number> {
+  const statuses = new Set(endpoint.statuses);
+  if (endpoint.method !== "GET") statuses.add(CSRF_STATUS);
+  if (endpoint.session === "required") statuses.add(UNAUTHENTICATED_STATUS).add(STEP_OWED_STATUS);
+  if (endpoint.rateLimit) statuses.add(RATE_LIMITED_STATUS);
+  return statuses;
 }
 
 export type BodyOf<E> = E extends Endpoint<infer B, z.ZodMiniType> ? z.input<B> : never;

@@ -22,6 +22,7 @@ export const api = {
     body: s.LoginBody,
     answer: s.LoginAnswer,
     statuses: [200, 400, 401, 403, 429],
+    rateLimit: "login",
   }),
   loginModes: defineEndpoint({
     method: "POST",
@@ -29,11 +30,12 @@ export const api = {
     body: s.LoginModesBody,
     answer: s.LoginModesAnswer,
     statuses: [200, 400, 429],
+    rateLimit: "login",
   }),
   logout: defineEndpoint({
     method: "POST",
     path: "/account/logout",
-    body: s.LogoutBody,
+    body: z.optional(s.LogoutBody),
     answer: s.Empty,
     statuses: [200, 403],
   }),
@@ -43,6 +45,7 @@ export const api = {
     body: s.RegisterValidateBody,
     answer: s.RegisterValidateAnswer,
     statuses: [200, 400, 429],
+    rateLimit: "registerValidate",
   }),
   register: defineEndpoint({
     method: "POST",
@@ -50,12 +53,14 @@ export const api = {
     body: s.RegisterBody,
     answer: s.Empty,
     statuses: [200, 400, 409, 429],
+    rateLimit: "register",
   }),
   captcha: defineEndpoint({
     method: "GET",
     path: "/captcha/generate",
     answer: s.CaptchaAnswer,
     statuses: [200, 404, 429],
+    rateLimit: "captcha",
   }),
   /** Our addition: the proof-of-work challenge for visitors outside CN. */
   botChallenge: defineEndpoint({
@@ -63,6 +68,7 @@ export const api = {
     path: "/captcha/challenge",
     answer: s.BotChallengeAnswer,
     statuses: [200, 429],
+    rateLimit: "captcha",
   }),
   socialLogin: defineEndpoint({
     method: "POST",
@@ -92,13 +98,22 @@ export const api = {
     answer: s.RedirectAnswer,
     statuses: [200, 400, 404],
   }),
-  profile: defineEndpoint({ method: "GET", path: "/account/profile", answer: s.ProfileAnswer, statuses: [200, 401] }),
+  profile: defineEndpoint({
+    method: "GET",
+    path: "/account/profile",
+    answer: s.ProfileAnswer,
+    statuses: [200, 401],
+    session: "required",
+    step: "profile_update",
+  }),
   updateProfile: defineEndpoint({
     method: "PUT",
     path: "/account/profile",
     body: s.ProfileBody,
     answer: s.Empty,
     statuses: [200, 400, 401],
+    session: "required",
+    step: "profile_update",
   }),
   recover: defineEndpoint({
     method: "POST",
@@ -106,12 +121,15 @@ export const api = {
     body: s.RecoverBody,
     answer: s.Empty,
     statuses: [200, 400, 429],
+    rateLimit: "recover",
   }),
   recoverStatus: defineEndpoint({
     method: "GET",
     path: "/account/recover/{code}",
+    params: s.CodeParams,
     answer: s.CodeStatusAnswer,
-    statuses: [200, 429],
+    statuses: [200, 400, 429],
+    rateLimit: "codeCheck",
   }),
   resetPassword: defineEndpoint({
     method: "POST",
@@ -119,13 +137,15 @@ export const api = {
     body: s.ResetPasswordBody,
     answer: s.Empty,
     statuses: [200, 400, 404, 410],
+    rateLimit: "setPassword",
   }),
   setupPassword: defineEndpoint({
     method: "POST",
     path: "/account/setup_password",
     body: s.SetupPasswordBody,
     answer: s.Empty,
-    statuses: [200, 400, 404, 410],
+    statuses: [200, 400, 403, 404, 410],
+    rateLimit: "setPassword",
   }),
   changePassword: defineEndpoint({
     method: "POST",
@@ -133,6 +153,9 @@ export const api = {
     body: s.ChangePasswordBody,
     answer: s.Empty,
     statuses: [200, 400, 401, 403, 429],
+    session: "required",
+    step: "password_change",
+    rateLimit: "setPassword",
   }),
   activate: defineEndpoint({
     method: "POST",
@@ -140,6 +163,7 @@ export const api = {
     body: s.ActivateBody,
     answer: s.Empty,
     statuses: [200, 400, 404, 410],
+    rateLimit: "activate",
   }),
   resendActivation: defineEndpoint({
     method: "POST",
@@ -147,6 +171,7 @@ export const api = {
     body: s.ResendActivationBody,
     answer: s.Empty,
     statuses: [200, 400, 429],
+    rateLimit: "resendActivation",
   }),
   /** Our addition (issue #5): mails the deletion link. */
   deleteRequest: defineEndpoint({
@@ -155,6 +180,8 @@ export const api = {
     body: s.DeleteRequestBody,
     answer: s.Empty,
     statuses: [200, 400, 401, 429],
+    session: "required",
+    rateLimit: "deletion",
   }),
   deleteAccount: defineEndpoint({
     method: "POST",
@@ -162,6 +189,7 @@ export const api = {
     body: s.DeleteBody,
     answer: s.Empty,
     statuses: [200, 400, 404, 410],
+    rateLimit: "deletion",
   }),
   trialResendActivation: defineEndpoint({
     method: "POST",
@@ -169,19 +197,22 @@ export const api = {
     body: s.ResendActivationBody,
     answer: s.Empty,
     statuses: [200, 400, 429],
+    rateLimit: "resendActivation",
   }),
   activationLogin: defineEndpoint({
     method: "POST",
     path: "/account/activation/login",
     body: s.ActivateBody,
     answer: s.Empty,
-    statuses: [200, 400, 404, 410],
+    statuses: [200, 400, 403, 404, 410],
+    rateLimit: "activate",
   }),
   discourseSso: defineEndpoint({
     method: "GET",
     path: "/discourse/sso",
     answer: s.DiscourseAnswer,
     statuses: [200, 400, 401],
+    session: "required",
   }),
   legacyToken: defineEndpoint({ method: "GET", path: "/legacy_token", answer: s.Empty, statuses: [302, 400, 401] }),
 } as const;

@@ -12,6 +12,7 @@ import {
   oldPasswordRule,
   registerPasswordRule,
 } from "../rules.ts";
+import { REQUIRED_STEPS } from "../sign-in.ts";
 import { normalizeText } from "../text.ts";
 
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
@@ -30,6 +31,8 @@ export const SessionAnswer = z.object({
   /** Upper-cased country code of the visitor, from the proxy's country header; ZZ when unknown. */
   Location: z.string(),
   Linked: z.boolean(),
+  /** Our addition (issue #10): the step the session owes before anything else, decided by the server; null when none. */
+  RequiredStep: z.nullable(z.enum(REQUIRED_STEPS)),
 });
 
 export const Country = z.object({ code: z.string(), name: z.string() });
@@ -133,6 +136,8 @@ export const RecoverBody = z.object({ email: emailRule, returnTo });
 export const CODE_STATUSES = ["valid", "invalid", "expired", "used", "superseded"] as const;
 /** A code that cannot be used carries a `guid` for the page's "Ref:" (spec §2), logged with its reason. */
 export const CodeStatusAnswer = z.object({ status: z.enum(CODE_STATUSES), guid: z.optional(z.string()) });
+/** The mailed code in a path (`/account/recover/{code}`). */
+export const CodeParams = z.object({ code });
 export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
 
 const choice = (options: readonly string[]) =>

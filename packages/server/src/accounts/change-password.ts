@@ -1,10 +1,12 @@
-import { type PasswordPolicyCode, routeUrl } from "@gatehouse/contract";
+import { type PasswordPolicyCode, type RequiredStep, routeUrl } from "@gatehouse/contract";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
+import { announceEnded } from "../sessions/ended.ts";
 import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
+import { requiredStepOf } from "./account-status.ts";
 import { accountContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
 import { checkPassword, hashPassword } from "./passwords.ts";
@@ -33,7 +35,7 @@ export async function changePassword(
     source?: AttemptSource;
   },
   now = Date.now(),
-): Promise<{ ok: true } | { ok: false; refusal: ChangeRefusal }> {
+): Promise<{ ok: true; next: RequiredStep | null } | { ok: false; refusal: ChangeRefusal }> {
   const user = await usersStore.findById(db, input.userId);
   if (!user?.password_hash || user.password_allowed !== 1) return { ok: false, refusal: "password_not_allowed" };
   const stored = user.password_hash;
@@ -50,15 +52,17 @@ export async function changePassword(
   const refusal = passwordRefusal(input.password, accountContext(user));
   if (refusal) return { ok: false, refusal };
   const passwordHash = await hashPassword(input.password);
-  await db.transaction().execute(async (trx) => {
+  const ended = await db.transaction().execute(async (trx) => {
     await usersStore.update(trx, user.id, {
       password_hash: passwordHash,
       required_password_update: 0,
       updated_at: now,
     });
-    await sessionsStore.deleteOthersForUser(trx, user.id, sessionId(input.sessionToken));
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), input.site, now);
+    return sessionsStore.deleteOthersForUser(trx, user.id, sessionId(input.sessionToken));
   });
+  await announceEnded(db, ended, "password_changed");
   await clearFailures(db, user.email_normalized);
-  return { ok: true };
+  // The password step is done; the profile may still be owed (spec §4 order).
+  return { ok: true, next: requiredStepOf({ ...user, required_password_update: 0 }) };
 }

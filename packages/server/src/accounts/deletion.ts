@@ -4,9 +4,11 @@ import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/
 import { type MailSite, mailLink } from "../mail/links.ts";
 import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
+import { announceEnded } from "../sessions/ended.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
+import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { checkPassword } from "./passwords.ts";
 import { type AttemptSource, forgetAddress, guardedCheck } from "./throttle.ts";
@@ -48,10 +50,10 @@ export async function requestDeletion(
 }
 
 /**
- * POST /account/delete: uses the code once and erases the user and everything that refers to it — sessions,
- * codes and queued mail go with the row (foreign keys), throttle rows by their keys — and anonymises the user's
- * audit events. What stays is an audit record without personal data, and a farewell mail that the outbox erases
- * once it is delivered (ASVS 6.3.6 asks to tell the user).
+ * POST /account/delete: uses the code once and erases the user and everything that refers to it — sessions end
+ * (announced), codes, queued mail and external identities go with the row (foreign keys), throttle rows by their
+ * keys — and anonymises the user's audit events. What stays is an audit record without personal data, and a
+ * farewell mail that the outbox erases once it is delivered (ASVS 6.3.6 asks to tell the user).
  */
 export async function deleteAccount(
   db: Db,
@@ -70,12 +72,16 @@ export async function deleteAccount(
     link: mailLink(site, routeUrl("REGISTER"), user.language),
     recipient: recipientOf(user),
   });
-  await db.transaction().execute(async (trx) => {
+  const ended = await db.transaction().execute(async (trx) => {
     await auditStore.anonymizeUser(trx, user.id);
     await forgetAddress(trx, user.email_normalized);
+    // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.
+    const sessions = await sessionsStore.deleteForUser(trx, user.id);
     await usersStore.delete(trx, user.id);
     await audit(trx, "account_deleted", {}, now);
     await queueMail(trx, { userId: null, to: user.email, kind: "account_deleted", ...farewell }, now);
+    return sessions;
   });
+  await announceEnded(db, ended, "deleted");
   return { ok: true };
 }

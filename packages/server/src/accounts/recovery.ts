@@ -19,11 +19,12 @@ import {
 } from "../codes/codes.ts";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
-import { closeUserSessions } from "../sessions/sessions.ts";
+import { announceEnded } from "../sessions/ended.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
+import { type EndedSession, sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { codeOwnerContext } from "./password-context.ts";
@@ -77,14 +78,17 @@ export async function passwordCodeStatus(db: Db, code: string, now = Date.now())
 
 export type PasswordRefusal = PasswordPolicyCode | CodeRefusal;
 
-/** Sets a new password: hash, no pending update, no sign-in block, and every session ends (ASVS 7.4.3). */
+/**
+ * Sets a new password: hash, no pending update, no sign-in block, and every session ends (ASVS 7.4.3). Answers
+ * the ended sessions, for the caller to announce once its transaction is committed.
+ */
 async function replacePassword(
   db: Db,
   user: UserRow,
   password: string,
   changes: Partial<UserRow>,
   now: number,
-): Promise<void> {
+): Promise<EndedSession[]> {
   await usersStore.update(db, user.id, {
     password_hash: await hashPassword(password),
     required_password_update: 0,
@@ -92,7 +96,7 @@ async function replacePassword(
     ...changes,
   });
   await clearFailures(db, user.email_normalized);
-  await closeUserSessions(db, user.id);
+  return sessionsStore.deleteForUser(db, user.id);
 }
 
 /** POST /account/reset_password: uses the reset code once, sets the password, ends sessions, mails a notice. */
@@ -110,10 +114,11 @@ export async function resetPassword(
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
-  await db.transaction().execute(async (trx) => {
-    await replacePassword(trx, user, password, {}, now);
+  const ended = await db.transaction().execute(async (trx) => {
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
+    return replacePassword(trx, user, password, {}, now);
   });
+  await announceEnded(db, ended, "password_reset");
   return { ok: true, userId: user.id };
 }
 
@@ -135,6 +140,7 @@ export async function setupPassword(
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const status = user.status === "disabled" ? "disabled" : "active";
-  await replacePassword(db, user, password, { status, marketing_info: JSON.stringify(marketingInfo) }, now);
+  const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo) };
+  await announceEnded(db, await replacePassword(db, user, password, changes, now), "password_reset");
   return { ok: true, user: { ...user, status } };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   ACTIVATION_TTL_MS,
   type api,
@@ -17,6 +16,7 @@ import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { type PasswordContext, passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
+import { insertAccount, type NewAccount } from "./users.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
 
@@ -83,28 +83,17 @@ export async function registerAccount(
   // ASVS 6.2.4/6.2.11: the final call knows the names too, so context words are complete here.
   const refusal = passwordRefusal(input.password, input);
   if (refusal) return { ok: false, refusal };
-  const emailNormalized = normalizeEmail(input.email);
-  if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };
-  const passwordHash = await hashPassword(input.password);
-  const user: UserRow = {
-    id: randomUUID(),
+  const account: NewAccount = {
     email: input.email,
-    email_normalized: emailNormalized,
-    password_hash: passwordHash,
-    first_name: input.firstName,
-    last_name: input.lastName,
-    country_code: input.countryCode,
-    newsletter: input.newsletterSubscription ? 1 : 0,
+    passwordHash: await hashPassword(input.password),
+    firstName: input.firstName,
+    lastName: input.lastName,
+    countryCode: input.countryCode,
+    newsletter: input.newsletterSubscription,
     status: "pending",
-    customer_number: null,
-    password_allowed: 1,
-    required_password_update: 0,
-    required_profile_update: 0,
     language: origin.language,
     brand: origin.site.brand,
-    created_at: now,
-    updated_at: now,
-    signup_meta: JSON.stringify({
+    signupMeta: {
       utmMedium: input.utmMedium,
       utmSource: input.utmSource,
       utmCampaign: input.utmCampaign,
@@ -113,20 +102,11 @@ export async function registerAccount(
       productCode: input.productCode,
       isTrial: input.isTrial,
       isEnscapeTrial: input.isEnscapeTrial,
-    }),
-    marketing_info: null,
+    },
   };
-  try {
-    await db.transaction().execute(async (trx) => {
-      await usersStore.insert(trx, user);
-      await sendActivation(trx, user, origin, now);
-    });
-  } catch (error) {
-    // Two sign-ups racing for one address: the unique index decides, the loser hears "conflict".
-    if (await usersStore.findByEmail(db, emailNormalized)) return { ok: false, refusal: "email_conflict" };
-    throw error;
-  }
-  return { ok: true, user };
+  // Two sign-ups racing for one address: the unique index decides, the loser hears "conflict".
+  const user = await insertAccount(db, account, (trx, row) => sendActivation(trx, row, origin, now), now);
+  return user ? { ok: true, user } : { ok: false, refusal: "email_conflict" };
 }
 
 /** Issues a fresh activation code (older links stop working) and queues its mail. */

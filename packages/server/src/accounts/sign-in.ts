@@ -1,6 +1,7 @@
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
+import { accountRefusal } from "./account-status.ts";
 import { accountAddress } from "./identifiers.ts";
 import { checkPassword, dummyHash, hashPassword, type PasswordCheck } from "./passwords.ts";
 import { type AttemptSource, guardedCheck } from "./throttle.ts";
@@ -39,7 +40,7 @@ export async function signInWithPassword(
   // Only a found user's password can match.
   const account = user as UserRow;
 
-  const refusal = statusRefusal(account);
+  const refusal = accountRefusal(account);
   if (refusal) return refuse(refusal, account);
 
   if (check.rehash) await upgradeHash(db, account, password);
@@ -51,12 +52,6 @@ async function passwordCheck(user: UserRow | undefined, password: string): Promi
   const check = await checkPassword(user?.password_hash ?? (await dummyHash()), password);
   const usable = user?.password_hash != null && user.password_allowed === 1;
   return usable ? check : { matches: false };
-}
-
-function statusRefusal(user: UserRow): SignInRefusal | undefined {
-  if (user.status === "pending") return "user_not_active";
-  if (user.status === "disabled") return "user_disabled";
-  return undefined;
 }
 
 /** ARCHITECTURE.md: rehash on sign-in when the argon2 parameters changed, or the hash predates normalisation. */

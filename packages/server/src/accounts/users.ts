@@ -38,40 +38,92 @@ export class UserExistsError extends Error {
   }
 }
 
-/** Creates an account with a hashed password; throws UserExistsError when the address is taken. */
-export async function createUser(db: Db, input: NewUser, now = Date.now()): Promise<UserRow> {
-  const data = NewUser.parse(input);
-  const emailNormalized = normalizeEmail(data.email);
-  if (await usersStore.findByEmail(db, emailNormalized)) throw new UserExistsError();
+/** What any way of signing up knows of a new account (registration, invitation, admin, social, corporate, trial). */
+export interface NewAccount {
+  /** Already checked against the contract's e-mail rule. */
+  email: string;
+  /** The argon2id hash, or null for an account without a password (invited, or signed up through a provider). */
+  passwordHash: string | null;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  countryCode?: string | undefined;
+  newsletter?: boolean;
+  status: "pending" | "active";
+  /** The user must choose a new password at the next sign-in (spec §4: accounts being merged). */
+  requirePasswordUpdate?: boolean;
+  language: string;
+  brand: string;
+  /** Where the sign-up came from (utm_*, referer, product code, trial flags), kept as JSON. */
+  signupMeta?: Record<string, unknown>;
+}
+
+/**
+ * The one way an account row is made (issue #10 §1): the address normalised and unique case-insensitively, a
+ * profile without names or country owing its completion (spec §4), and `then` (the activation or set-up mail)
+ * in the same transaction, so a crash half way leaves neither an account without its mail nor the reverse.
+ * Answers undefined when the address is taken, also when two creations race (the unique index decides).
+ */
+export async function insertAccount(
+  db: Db,
+  account: NewAccount,
+  then: (trx: Db, user: UserRow) => Promise<void> = async () => {},
+  now = Date.now(),
+): Promise<UserRow | undefined> {
+  const emailNormalized = normalizeEmail(account.email);
+  if (await usersStore.findByEmail(db, emailNormalized)) return undefined;
   const row: UserRow = {
     id: randomUUID(),
-    email: data.email,
+    email: account.email,
     email_normalized: emailNormalized,
-    password_hash: await hashPassword(data.password),
-    first_name: data.firstName ?? "",
-    last_name: data.lastName ?? "",
-    country_code: data.countryCode ?? DEFAULT_COUNTRY,
-    newsletter: 0,
-    status: data.status,
+    password_hash: account.passwordHash,
+    first_name: account.firstName ?? "",
+    last_name: account.lastName ?? "",
+    country_code: account.countryCode ?? DEFAULT_COUNTRY,
+    newsletter: account.newsletter ? 1 : 0,
+    status: account.status,
     customer_number: null,
     password_allowed: 1,
-    required_password_update: data.requirePasswordUpdate ? 1 : 0,
-    // A profile without names or country must be completed after sign-in (spec §4).
-    required_profile_update: data.firstName && data.lastName && data.countryCode ? 0 : 1,
-    language: data.language,
-    brand: data.brand,
+    required_password_update: account.requirePasswordUpdate ? 1 : 0,
+    required_profile_update: account.firstName && account.lastName && account.countryCode ? 0 : 1,
+    language: account.language,
+    brand: account.brand,
     created_at: now,
     updated_at: now,
-    signup_meta: null,
+    signup_meta: account.signupMeta ? JSON.stringify(account.signupMeta) : null,
     marketing_info: null,
   };
   try {
-    await usersStore.insert(db, row);
+    await db.transaction().execute(async (trx) => {
+      await usersStore.insert(trx, row);
+      await then(trx, row);
+    });
   } catch (error) {
-    // The unique index is the last word when two creations race.
-    if (await usersStore.findByEmail(db, emailNormalized)) throw new UserExistsError();
+    if (await usersStore.findByEmail(db, emailNormalized)) return undefined;
     throw error;
   }
+  return row;
+}
+
+/** `user:create` and tests: an account with a hashed password; throws UserExistsError when the address is taken. */
+export async function createUser(db: Db, input: NewUser, now = Date.now()): Promise<UserRow> {
+  const data = NewUser.parse(input);
+  const row = await insertAccount(
+    db,
+    {
+      email: data.email,
+      passwordHash: await hashPassword(data.password),
+      firstName: data.firstName,
+      lastName: data.lastName,
+      countryCode: data.countryCode,
+      status: data.status,
+      requirePasswordUpdate: data.requirePasswordUpdate,
+      language: data.language,
+      brand: data.brand,
+    },
+    undefined,
+    now,
+  );
+  if (!row) throw new UserExistsError();
   return row;
 }
 
@@ -86,34 +138,15 @@ export async function inviteUser(
   site: MailSite,
   now = Date.now(),
 ): Promise<UserRow> {
-  const email = emailRule.parse(input.email);
-  const emailNormalized = normalizeEmail(email);
-  if (await usersStore.findByEmail(db, emailNormalized)) throw new UserExistsError();
-  const row: UserRow = {
-    id: randomUUID(),
-    email,
-    email_normalized: emailNormalized,
-    password_hash: null,
-    first_name: "",
-    last_name: "",
-    country_code: DEFAULT_COUNTRY,
-    newsletter: 0,
+  const account: NewAccount = {
+    email: emailRule.parse(input.email),
+    passwordHash: null,
     status: "pending",
-    customer_number: null,
-    password_allowed: 1,
-    required_password_update: 0,
-    required_profile_update: 1,
     language: input.language ?? "en",
     brand: site.brand,
-    created_at: now,
-    updated_at: now,
-    signup_meta: null,
-    marketing_info: null,
   };
-  await db.transaction().execute(async (trx) => {
-    await usersStore.insert(trx, row);
-    await sendSetup(trx, row, site, now);
-  });
+  const row = await insertAccount(db, account, (trx, user) => sendSetup(trx, user, site, now), now);
+  if (!row) throw new UserExistsError();
   return row;
 }
 
@@ -124,7 +157,7 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
 /** Disables an account and ends its sessions at once (ASVS 7.4.2). */
 export async function disableUser(db: Db, user: UserRow): Promise<void> {
   await usersStore.update(db, user.id, { status: "disabled", updated_at: Date.now() });
-  await closeUserSessions(db, user.id);
+  await closeUserSessions(db, user.id, "disabled");
 }
 
 export async function enableUser(db: Db, user: UserRow): Promise<void> {
@@ -136,8 +169,9 @@ export async function unlockUser(db: Db, user: UserRow): Promise<void> {
   await clearFailures(db, user.email_normalized);
 }
 
-/** Removes the account; its sessions go with it (foreign key cascade). */
+/** Removes the account; its sessions end first, so their end is announced, and its external identities go with it. */
 export async function deleteUser(db: Db, user: UserRow): Promise<void> {
   await forgetAddress(db, user.email_normalized);
+  await closeUserSessions(db, user.id, "deleted");
   await usersStore.delete(db, user.id);
 }

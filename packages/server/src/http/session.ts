@@ -1,3 +1,4 @@
+import type { RequiredStep } from "@gatehouse/contract";
 import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
 import type {
   FastifyError,
@@ -9,25 +10,27 @@ import type {
 } from "fastify";
 import fp from "fastify-plugin";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
+import { finishSignIn, type ProvenSignIn } from "../accounts/finish-sign-in.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
+import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import {
   closeSession,
+  completeStep,
   csrfMatches,
   csrfToken,
   findSession,
   isSessionToken,
   newSessionToken,
-  openSession,
+  sessionId,
 } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
-import type { UserRow } from "../store/schema.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";
-import { sendError } from "./errors.ts";
+import { ApiError, sendError } from "./errors.ts";
 
-/** The account a sign-in opens a session for, as the caller already read it. */
-export type SignedInUser = Pick<UserRow, "id" | "email_normalized">;
+/** What a route hands app.signIn: the proven account and how it was proven (the request supplies the rest). */
+export type SignInProof = Pick<ProvenSignIn, "user" | "method" | "idp">;
 
 export interface SessionState {
   /** The cookie's token: signed-in when `user` is set, anonymous otherwise. */
@@ -52,7 +55,10 @@ function apiHeaders(https: boolean): Record<string, string> {
 
 declare module "fastify" {
   interface FastifyRequest {
+    /** Set on every /api request by the guard; elsewhere read it through `app.readSession(request)`. */
     session: SessionState;
+    /** The memoised read of app.readSession on a request outside /api. */
+    sessionRead: Promise<SessionWithUser | undefined> | null;
   }
 }
 
@@ -100,6 +106,7 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
   const headers = apiHeaders(secure);
 
   app.decorateRequest("session", undefined as unknown as SessionState);
+  app.decorateRequest("sessionRead", null);
 
   const guard: onRequestHookHandler = async (request, reply) => {
     reply.headers(headers);
@@ -130,6 +137,27 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     sendError(reply, "not_found");
   });
 
+  /**
+   * The gateway session of any request, /api or not (pages, /oidc, /legacy_login/callback): read from the cookie
+   * on the first call and memoised, so a page or asset that never asks pays no database read (issue #9). Outside
+   * /api it only reads: no cookie is set and nothing changes, so no CSRF token is needed.
+   */
+  function readSession(request: FastifyRequest): Promise<SessionWithUser | undefined> {
+    if (request.session) return Promise.resolve(request.session.user);
+    if (!request.sessionRead) {
+      const presented = request.cookies[cookieName];
+      request.sessionRead = isSessionToken(presented) ? findSession(db, presented) : Promise.resolve(undefined);
+    }
+    return request.sessionRead;
+  }
+  app.decorate("readSession", readSession);
+
+  /** The browser's signed-in session token, on /api (the guard read it) or on any other path (read now). */
+  async function signedInToken(request: FastifyRequest): Promise<string | undefined> {
+    if (request.session) return request.session.user ? request.session.token : undefined;
+    return (await readSession(request)) ? request.cookies[cookieName] : undefined;
+  }
+
   /** Hands the session's CSRF token to the client (GET /api/session, and whenever the session changes). */
   function sendCsrfToken(request: FastifyRequest, reply: FastifyReply) {
     reply.header(CSRF_HEADER, csrfToken(config.sessionSecret, request.session.token));
@@ -147,26 +175,60 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
   }
 
   /**
-   * Replaces whatever session the request had with a new signed-in one (ASVS 7.2.4: new token at sign-in), and
-   * trusts the browser for this account from now on with a fresh device cookie. A visitor's session lives in its
-   * cookie alone, so only a signed-in one has a row to end; the caller's user row names the account, so a sign-in
-   * reads it once (issue #9: no wasted round trip on the sign-in path).
+   * Finishes a proven sign-in (accounts/finish-sign-in.ts: status, owed step, session, audit) and hands the browser
+   * its new session, replacing whatever it had (ASVS 7.2.4), and trusts the browser for this account from now on
+   * with a fresh device cookie. Refusals (a pending or disabled account) are thrown as the API's error.
    */
-  app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, user: SignedInUser) => {
-    if (request.session.user) await closeSession(db, request.session.token);
-    const token = await openSession(db, user.id, clientMeta(request));
-    request.session = { token, user: undefined };
-    setCookie(reply, token);
+  app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, proof: SignInProof) => {
+    const replacing = await signedInToken(request);
+    const outcome = await finishSignIn(db, {
+      ...proof,
+      client: clientMeta(request),
+      ...(replacing ? { replacing } : {}),
+    });
+    if (!outcome.ok) throw new ApiError(outcome.refusal);
+    request.session = { token: outcome.token, user: undefined };
+    setCookie(reply, outcome.token);
     sendCsrfToken(request, reply);
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
-    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, user.email_normalized), {
+    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, proof.user.email_normalized), {
       path: "/",
       httpOnly: true,
       sameSite: "strict",
       secure,
       maxAge: DEVICE_TRUST_MS / 1000,
     });
+    return outcome.step;
   });
+
+  /**
+   * A step the account owed is done (sessions/sessions.ts `completeStep`): the browser gets the session's new
+   * token when it rotated.
+   */
+  app.decorate(
+    "stepDone",
+    async (request: FastifyRequest, reply: FastifyReply, done: RequiredStep, next: RequiredStep | null) => {
+      const session = request.session.user;
+      if (!session) return;
+      const owed = { token: request.session.token, userId: session.user_id, owed: session.pending_step };
+      const token = await completeStep(db, owed, done, next);
+      if (!token) return;
+      request.session = { token, user: { ...session, id: sessionId(token), pending_step: next } };
+      setCookie(reply, token);
+      sendCsrfToken(request, reply);
+    },
+  );
+
+  /** Hears every end of a gateway session (the provider's back-channel logout hooks in here); failures are logged. */
+  app.decorate("onSessionsEnded", (listener: SessionsEndedListener) =>
+    onSessionsEnded(db, async (event) => {
+      try {
+        await listener(event);
+      } catch (err) {
+        app.log.error({ err, reason: event.reason }, "a listener of ended sessions failed");
+      }
+    }),
+  );
 
   /** What a password check needs to know about the request: its device cookie, and who asked from where. */
   app.decorate("attemptSource", (request: FastifyRequest): AttemptSource => {
@@ -177,9 +239,10 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     };
   });
 
-  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1). */
+  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1), on /api or any other path. */
   app.decorate("signOut", async (request: FastifyRequest, reply: FastifyReply) => {
-    await closeSession(db, request.session.token);
+    const current = await signedInToken(request);
+    if (current) await closeSession(db, current, "sign_out");
     const token = newSessionToken();
     request.session = { token, user: undefined };
     setCookie(reply, token);
@@ -189,11 +252,27 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 
 declare module "fastify" {
   interface FastifyInstance {
-    signIn(request: FastifyRequest, reply: FastifyReply, user: SignedInUser): Promise<void>;
+    /** Finishes a proven sign-in and sets the new session's cookie; answers the step the session owes. */
+    signIn(request: FastifyRequest, reply: FastifyReply, proof: SignInProof): Promise<RequiredStep | null>;
+    stepDone(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      done: RequiredStep,
+      next: RequiredStep | null,
+    ): Promise<void>;
+    readSession(request: FastifyRequest): Promise<SessionWithUser | undefined>;
+    onSessionsEnded(listener: SessionsEndedListener): () => void;
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }
+}
+
+/** The signed-in session of an account call (mounted with `session: "required"`, so it is there); 401 otherwise. */
+export function signedIn(request: FastifyRequest): SessionWithUser {
+  const session = request.session.user;
+  if (!session) throw new ApiError("not_authenticated");
+  return session;
 }
 
 function headerOf(request: FastifyRequest): string | undefined {

@@ -1,10 +1,11 @@
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { Negotiator } from "@fastify/accept-negotiator";
 import { api, LANGUAGE_CODES, LANGUAGES, type Language } from "@gatehouse/contract";
-import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.ts";
 import { countryList } from "../countries.ts";
 import { apiLanguage } from "../http/client.ts";
+import { mount } from "../http/mount.ts";
 
 /** One language's list as JSON, and compressed once at start as hard as brotli and gzip go. */
 interface Encoded {
@@ -31,10 +32,10 @@ function buildLists(): Record<Language, Encoded> {
   ) as Record<Language, Encoded>;
 }
 
-export const countryRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { config }) => {
+export async function countryRoutes(app: FastifyInstance, { config }: { config: Config }) {
   const lists = buildLists();
   const encodings = new Negotiator<"br" | "gzip">({ supportedValues: ["br", "gzip"] });
-  app.get(`/api${api.countries.path}`, async (request, reply) => {
+  mount(app, api.countries, async (request, reply) => {
     const language = apiLanguage(request, config);
     const list = lists[language];
     reply
@@ -46,4 +47,4 @@ export const countryRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (a
     // Sent as stored: the compression layer leaves an answer that already carries its encoding alone.
     return encoding ? reply.header("content-encoding", encoding).send(list[encoding]) : reply.send(list.identity);
   });
-};
+}

@@ -1,12 +1,11 @@
-import { api, checkReturnTo, type PasswordPolicyCode, RATE_LIMITS } from "@gatehouse/contract";
-import type { FastifyRequest } from "fastify";
-import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { type AnswerOf, api, checkReturnTo, type PasswordPolicyCode } from "@gatehouse/contract";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { checkEmail, checkPassword, type Origin, registerAccount } from "../accounts/registration.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
 import { apiLanguage, requestSite, visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
-import { limit } from "../http/rate-limit.ts";
+import { mount } from "../http/mount.ts";
 import type { Services } from "../services.ts";
 
 /**
@@ -28,59 +27,52 @@ export function passwordRefused(code: PasswordPolicyCode): ApiError {
   return new ApiError(code, { fields: [{ field: "password", message: `errors.${code}` }] });
 }
 
+type BotChallenge = AnswerOf<typeof api.botChallenge>;
+
 /** Registration (spec §7): field checks, the captcha or bot check, and sign-up. */
-export const registerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+export async function registerRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
 
   // An existence oracle by nature (the UI must say "already connected"): limited per client address.
-  app.post(
-    `/api${api.registerValidate.path}`,
-    { schema: { body: api.registerValidate.body }, config: limit(RATE_LIMITS.registerValidate) },
-    async (request) => {
-      const body = request.body;
-      // A password comes with what the form knows of its owner (the address, the names), as context only.
-      if (body.password !== undefined) return checkPassword(body.password, body);
-      if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
-      const field = (["firstName", "lastName", "countryCode"] as const).find((name) => body[name] !== undefined);
-      const parsed = api.register.body.shape[field ?? "firstName"].safeParse(body[field ?? "firstName"]);
-      if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };
-      return { status: "ok" as const };
-    },
-  );
+  mount(app, api.registerValidate, async (request) => {
+    const body = request.body;
+    // A password comes with what the form knows of its owner (the address, the names), as context only.
+    if (body.password !== undefined) return checkPassword(body.password, body);
+    if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
+    const field = (["firstName", "lastName", "countryCode"] as const).find((name) => body[name] !== undefined);
+    const parsed = api.register.body.shape[field ?? "firstName"].safeParse(body[field ?? "firstName"]);
+    if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };
+    return { status: "ok" as const };
+  });
 
-  app.get(`/api${api.captcha.path}`, { config: limit(RATE_LIMITS.captcha) }, async (request) => {
+  mount(app, api.captcha, async (request) => {
     // Spec §7: the image captcha is for visitors located in CN only.
     if (visitorCountry(request, config) !== "CN") throw new ApiError("not_found");
     return generateCaptcha(db, { keepAnswerForTests: config.nodeEnv === "test" });
   });
 
-  app.get(`/api${api.botChallenge.path}`, { config: limit(RATE_LIMITS.captcha) }, async () =>
-    services.proofOfWork.challenge(),
-  );
+  // altcha-lib's Challenge is the declared answer; its type only lacks the index signature of a loose object.
+  mount(app, api.botChallenge, async () => (await services.proofOfWork.challenge()) as unknown as BotChallenge);
 
-  app.post(
-    `/api${api.register.path}`,
-    { schema: { body: api.register.body }, config: limit(RATE_LIMITS.register) },
-    async (request) => {
-      const body = request.body;
-      const failure = await checkHuman(
-        db,
-        { country: visitorCountry(request, config), ...body },
-        { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
-        request.ip,
-      );
-      if (failure === "captcha_incorrect") {
-        throw new ApiError("captcha_incorrect", {
-          fields: [{ field: "captchaAnswer", message: "errors.captcha_incorrect" }],
-        });
-      }
-      if (failure) throw new ApiError("bot_check_failed");
-      const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
-      if (!outcome.ok && outcome.refusal !== "email_conflict") throw passwordRefused(outcome.refusal);
-      if (!outcome.ok)
-        throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
-      services.mail.kick();
-      return {};
-    },
-  );
-};
+  mount(app, api.register, async (request) => {
+    const body = request.body;
+    const failure = await checkHuman(
+      db,
+      { country: visitorCountry(request, config), ...body },
+      { proofOfWork: services.proofOfWork, remote: services.remoteBotCheck },
+      request.ip,
+    );
+    if (failure === "captcha_incorrect") {
+      throw new ApiError("captcha_incorrect", {
+        fields: [{ field: "captchaAnswer", message: "errors.captcha_incorrect" }],
+      });
+    }
+    if (failure) throw new ApiError("bot_check_failed");
+    const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
+    if (!outcome.ok && outcome.refusal !== "email_conflict") throw passwordRefused(outcome.refusal);
+    if (!outcome.ok)
+      throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });
+    services.mail.kick();
+    return {};
+  });
+}

@@ -1,7 +1,9 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "@gatehouse/contract";
+import { type RequiredStep, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
+import { accountRefusal } from "../accounts/account-status.ts";
 import type { Db } from "../store/db.ts";
 import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
+import { announceEnded, type SessionEndReason } from "./ended.ts";
 import { hmacSha256 } from "./hmac.ts";
 
 /** A session token: 256 random bits (ASVS 7.2.3), base64url, 43 characters. */
@@ -51,45 +53,86 @@ export interface ClientMeta {
   userAgent: string;
 }
 
-/** Opens a signed-in session for the user and returns its fresh token. */
-export async function openSession(db: Db, userId: string, meta: ClientMeta, now = Date.now()): Promise<string> {
+/** How and when a sign-in happened, and what it still owes: recorded on the session it opens. */
+export interface SignInRecord {
+  userId: string;
+  method: SignInMethod;
+  idp?: string | null;
+  step: RequiredStep | null;
+}
+
+/** Opens a signed-in session for the user and returns its fresh token (ASVS 7.2.4: a new token at sign-in). */
+export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta, now = Date.now()): Promise<string> {
   const token = newSessionToken();
   await sessionsStore.insert(db, {
     id: sessionId(token),
-    user_id: userId,
+    user_id: record.userId,
     created_at: now,
     last_seen_at: now,
     expires_at: now + SESSION_ABSOLUTE_MS,
     ip: meta.ip.slice(0, 64),
     user_agent: meta.userAgent.slice(0, 512),
+    auth_time: now,
+    auth_method: record.method,
+    idp: record.idp ?? null,
+    pending_step: record.step,
   });
   return token;
 }
 
-/** The live session behind a token, or undefined when unknown, idle too long, past its lifetime, or its user is not active. */
+/**
+ * The live session behind a token, or undefined when unknown, idle too long, past its lifetime, or its account is
+ * no longer usable (then it ends here, and its end is announced).
+ */
 export async function findSession(db: Db, token: string, now = Date.now()): Promise<SessionWithUser | undefined> {
   const id = sessionId(token);
   const session = await sessionsStore.findWithUser(db, id);
   if (!session) return undefined;
   const expired = session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now;
-  if (expired || session.status !== "active") {
-    await sessionsStore.delete(db, id);
+  if (expired || accountRefusal(session)) {
+    await announceEnded(db, await sessionsStore.delete(db, id), expired ? "expired" : "disabled");
     return undefined;
   }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) await sessionsStore.touch(db, id, now);
   return session;
 }
 
-export async function closeSession(db: Db, token: string): Promise<void> {
-  await sessionsStore.delete(db, sessionId(token));
+/**
+ * A step the account owed is done: every session of the account that owed it stops owing it, and the session
+ * that did it moves on to the next step (or none) under a new token, since its privileges grow (OWASP session
+ * management cheat sheet: renew the id on a privilege change), keeping how and when it signed in. Answers the new
+ * token when the session rotated.
+ */
+export async function completeStep(
+  db: Db,
+  session: { token: string; userId: string; owed: RequiredStep | null },
+  done: RequiredStep,
+  next: RequiredStep | null,
+): Promise<string | undefined> {
+  await sessionsStore.clearStepForUser(db, session.userId, done);
+  if (session.owed === null) return undefined;
+  const token = newSessionToken();
+  const rotated = await sessionsStore.rotate(db, sessionId(session.token), {
+    id: sessionId(token),
+    pending_step: next,
+  });
+  return rotated ? token : undefined;
 }
 
-/** Ends every session of a user (password change, disabling, deletion). */
-export async function closeUserSessions(db: Db, userId: string): Promise<number> {
-  return sessionsStore.deleteForUser(db, userId);
+export async function closeSession(db: Db, token: string, reason: SessionEndReason = "sign_out"): Promise<void> {
+  await announceEnded(db, await sessionsStore.delete(db, sessionId(token)), reason);
 }
 
-/** Removes sessions past their lifetime or idle timeout; run periodically. */
+/** Ends every session of a user (password reset, disabling, deletion) and announces it. */
+export async function closeUserSessions(db: Db, userId: string, reason: SessionEndReason): Promise<number> {
+  const ended = await sessionsStore.deleteForUser(db, userId);
+  await announceEnded(db, ended, reason);
+  return ended.length;
+}
+
+/** Removes sessions past their lifetime or idle timeout; run periodically on every node. */
 export async function sweepSessions(db: Db, now = Date.now()): Promise<number> {
-  return sessionsStore.deleteExpired(db, now, now - SESSION_IDLE_MS);
+  const ended = await sessionsStore.deleteExpired(db, now, now - SESSION_IDLE_MS);
+  await announceEnded(db, ended, "expired");
+  return ended.length;
 }

@@ -1,3 +1,4 @@
+import type { RequiredStep, SignInMethod } from "@gatehouse/contract";
 import type { Insertable, Selectable, Updateable } from "kysely";
 
 /** Times are epoch milliseconds; flags are 0/1 integers, the same on SQLite and PostgreSQL. */
@@ -34,6 +35,25 @@ export interface SessionsTable {
   expires_at: number;
   ip: string;
   user_agent: string;
+  /** When the person proved who they are (OIDC `auth_time`): kept when the session's token rotates. */
+  auth_time: number;
+  auth_method: SignInMethod;
+  /** The identity provider of a social or corporate sign-in (its id in IDPS_FILE); null otherwise. */
+  idp: string | null;
+  /** The step the person owes before anything else (issue #10 §1); null when none. */
+  pending_step: RequiredStep | null;
+}
+
+/** An account's identity at an external provider (social, corporate), keyed by the provider's subject. */
+export interface ExternalIdentitiesTable {
+  /** The provider's id in IDPS_FILE (`google`, `facebook`, `trimble`, a corporate id). */
+  provider: string;
+  /** The provider's stable `sub` for the person. */
+  subject: string;
+  user_id: string;
+  /** The address the provider gave when the identity was linked; informational, never a key. */
+  email: string | null;
+  linked_at: number;
 }
 
 export type AttemptScope = "account" | "device";
@@ -125,6 +145,7 @@ export interface AuditTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  external_identities: ExternalIdentitiesTable;
   login_throttle: LoginThrottleTable;
   recovery_quota: RecoveryQuotaTable;
   codes: CodesTable;
@@ -144,4 +165,5 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
 export type ThrottleRow = Selectable<LoginThrottleTable>;

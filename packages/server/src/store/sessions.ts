@@ -1,3 +1,4 @@
+import type { RequiredStep } from "@gatehouse/contract";
 import type { CompiledQuery } from "kysely";
 import type { Db } from "./db.ts";
 import type { SessionRow, UserRow } from "./schema.ts";
@@ -8,6 +9,10 @@ export type SessionWithUser = SessionRow & {
   last_name: string;
   status: UserRow["status"];
 };
+
+/** A session that ended: its stored id and its user, for whoever listens for ended sessions. */
+export type EndedSession = Pick<SessionRow, "id" | "user_id">;
+const ENDED = ["id", "user_id"] as const;
 
 const findWithUserQueries = new WeakMap<Db, CompiledQuery>();
 
@@ -23,6 +28,10 @@ function findWithUserQuery(db: Db, id: string) {
       "sessions.expires_at",
       "sessions.ip",
       "sessions.user_agent",
+      "sessions.auth_time",
+      "sessions.auth_method",
+      "sessions.idp",
+      "sessions.pending_step",
       "users.email",
       "users.first_name",
       "users.last_name",
@@ -52,30 +61,42 @@ export const sessionsStore = {
     await db.updateTable("sessions").set({ last_seen_at: at }).where("id", "=", id).execute();
   },
 
-  delete: async (db: Db, id: string): Promise<void> => {
-    await db.deleteFrom("sessions").where("id", "=", id).execute();
+  /** The step the session owes, or null once done. */
+  setStep: async (db: Db, id: string, step: RequiredStep | null): Promise<void> => {
+    await db.updateTable("sessions").set({ pending_step: step }).where("id", "=", id).execute();
   },
 
-  deleteForUser: async (db: Db, userId: string): Promise<number> => {
-    const result = await db.deleteFrom("sessions").where("user_id", "=", userId).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** Clears a step on every session of a user that owes it (the step is done for the account). */
+  clearStepForUser: async (db: Db, userId: string, step: RequiredStep): Promise<void> => {
+    await db
+      .updateTable("sessions")
+      .set({ pending_step: null })
+      .where("user_id", "=", userId)
+      .where("pending_step", "=", step)
+      .execute();
   },
+
+  /** Gives a session a new id (its token rotated), keeping how and when it signed in. */
+  rotate: async (db: Db, id: string, changes: { id: string; pending_step: RequiredStep | null }): Promise<boolean> => {
+    const result = await db.updateTable("sessions").set(changes).where("id", "=", id).executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  },
+
+  /** Deletes one session; answers it when there was one, so its end can be announced. */
+  delete: async (db: Db, id: string): Promise<EndedSession[]> =>
+    db.deleteFrom("sessions").where("id", "=", id).returning(ENDED).execute(),
+
+  deleteForUser: async (db: Db, userId: string): Promise<EndedSession[]> =>
+    db.deleteFrom("sessions").where("user_id", "=", userId).returning(ENDED).execute(),
 
   /** Ends a user's sessions except one (the one changing the password keeps working). */
-  deleteOthersForUser: async (db: Db, userId: string, keepId: string): Promise<number> => {
-    const result = await db
-      .deleteFrom("sessions")
-      .where("user_id", "=", userId)
-      .where("id", "!=", keepId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  deleteOthersForUser: async (db: Db, userId: string, keepId: string): Promise<EndedSession[]> =>
+    db.deleteFrom("sessions").where("user_id", "=", userId).where("id", "!=", keepId).returning(ENDED).execute(),
 
-  deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<number> => {
-    const result = await db
+  deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<EndedSession[]> =>
+    db
       .deleteFrom("sessions")
       .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", idleBefore)]))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+      .returning(ENDED)
+      .execute(),
 };

@@ -7,6 +7,7 @@ import { useRestoredPageCheck } from "./bfcache.ts";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
 import { RouteError } from "./RouteError.tsx";
+import { owedStepRedirect } from "./required-step.ts";
 import { loadedScreen, loadScreen, routeIdFor, usesSession } from "./router.tsx";
 import { navigate, useLocation } from "./routing.tsx";
 import { currentSession, refreshSession, type SessionState, useSession } from "./session.ts";
@@ -49,7 +50,7 @@ function isTurnedAway(id: RouteId | undefined, session: SessionState): boolean {
  * query), so what the person typed survives a retry and a step (issue #8).
  */
 export function Shell() {
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   const id = routeIdFor(pathname);
   const session = useSession();
   const { t } = useTranslation();
@@ -64,8 +65,12 @@ export function Shell() {
   const sessionFailed = here && session.status === "failed" && session.seq >= arrival.seq && arrival.usesSession;
   const ready = here && Screen !== undefined && (!arrival.waits || answered(session, arrival));
   const turnedAway = ready && isTurnedAway(id, session);
+  // Issue #10 §1: a person who owes a step sees only that step's screen (and sign-out), whatever address they open.
+  const owedStep = ready && usesSession(id) && session.status === "ready" ? session.session?.RequiredStep : undefined;
+  const stepRedirect = owedStepRedirect(id, owedStep, search);
   const key = id ?? "404";
-  if (ready && !turnedAway && Screen && (shown?.key !== key || shown.Screen !== Screen)) setShown({ key, Screen });
+  if (ready && !turnedAway && !stepRedirect && Screen && (shown?.key !== key || shown.Screen !== Screen))
+    setShown({ key, Screen });
 
   // Before the browser paints, so a screen that needs nothing new swaps in without a frame of spinner.
   useLayoutEffect(() => {
@@ -78,6 +83,9 @@ export function Shell() {
   useEffect(() => {
     if (turnedAway) navigate(routeUrl("LOGIN", { return_to: window.location.href }), { replace: true });
   }, [turnedAway]);
+  useEffect(() => {
+    if (stepRedirect) navigate(stepRedirect, { replace: true });
+  }, [stepRedirect]);
   useEffect(() => {
     if (shown) window.scrollTo(0, 0);
   }, [shown]);
@@ -103,7 +111,7 @@ export function Shell() {
           </RouteError>
         ) : null}
       </Activity>
-      {(!ready || turnedAway || hiddenForCheck) && failed === undefined ? (
+      {(!ready || turnedAway || stepRedirect || hiddenForCheck) && failed === undefined ? (
         <Spinner label={t("app.loading")} layout="overlay" />
       ) : null}
     </FailureContext.Provider>

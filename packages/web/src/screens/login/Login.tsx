@@ -63,7 +63,7 @@ export default function Login() {
   // Only while this is the current screen: a sign-in that is already on its way elsewhere is not redirected again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: acts on the session answer, once per account.
   useEffect(() => {
-    if (session && current && !redirecting) go(destinationWhenSignedIn(returnTo, returnPolicy));
+    if (session && current && !redirecting) go(destinationWhenSignedIn(returnTo, returnPolicy, session.RequiredStep));
   }, [session?.UserGUID, current]);
 
   const onSubmit = form.handleSubmit(async (values) => {

@@ -1,4 +1,13 @@
-import { type AnswerOf, type api, type Brand, type ReturnPolicy, routeUrl, safeReturnTo } from "@gatehouse/contract";
+import {
+  type AnswerOf,
+  type api,
+  type Brand,
+  type RequiredStep,
+  type ReturnPolicy,
+  routeUrl,
+  safeReturnTo,
+  stepUrl,
+} from "@gatehouse/contract";
 
 /**
  * Where a successful sign-in continues (spec §4): a required password update first, then a required profile
@@ -11,15 +20,21 @@ export function destinationAfterSignIn(
   brand: Brand,
 ): string {
   const allowedReturn = safeReturnTo(returnTo, policy, "") || undefined;
-  if (answer.RequiredPasswordUpdate) {
-    return routeUrl("PASSWORD_CHANGE", { required_password_update: "true", return_to: allowedReturn });
-  }
-  if (answer.RequiredProfileUpdate) return routeUrl("ACCOUNT_EDIT", { return_to: allowedReturn });
+  if (answer.RequiredPasswordUpdate) return stepUrl("password_change", allowedReturn);
+  if (answer.RequiredProfileUpdate) return stepUrl("profile_update", allowedReturn);
   return allowedReturn ?? landingPage(brand);
 }
 
-/** Spec §4: a signed-in visitor on the login page goes to return_to, or to edit account. */
-export function destinationWhenSignedIn(returnTo: string | null, policy: ReturnPolicy): string {
+/**
+ * Spec §4: a signed-in visitor on the login page goes to return_to, or to edit account; one who owes a step goes
+ * to that step first (issue #10 §1), keeping the return address for after it.
+ */
+export function destinationWhenSignedIn(
+  returnTo: string | null,
+  policy: ReturnPolicy,
+  step: RequiredStep | null = null,
+): string {
+  if (step) return stepUrl(step, safeReturnTo(returnTo, policy, "") || undefined);
   return safeReturnTo(returnTo, policy, routeUrl("ACCOUNT_EDIT"));
 }
 

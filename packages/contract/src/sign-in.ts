@@ -1,0 +1,14 @@
+/**
+ * How a session was signed in (issue #10 §1): one server-side function finishes every sign-in and records the
+ * method on the session, so the provider can answer `amr`/`auth_time` and the audit trail says how.
+ */
+export const SIGN_IN_METHODS = ["password", "activation", "password_setup", "social", "corporate", "forum"] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+
+/**
+ * A step a signed-in person owes before the session may do anything else (spec §4: a required password change
+ * first, then a required profile update). The session records it; only the step's own calls, GET /session and
+ * sign-out are open to it until it is done.
+ */
+export const REQUIRED_STEPS = ["password_change", "profile_update"] as const;
+export type RequiredStep = (typeof REQUIRED_STEPS)[number];

@@ -1,0 +1,78 @@
+import { type Endpoint, RATE_LIMITS } from "@gatehouse/contract";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from "fastify";
+import type { z } from "zod/mini";
+import { API_BASE } from "./api-paths.ts";
+import { sendError } from "./errors.ts";
+import { limit } from "./rate-limit.ts";
+
+type Output<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
+
+/** The request a handler of an endpoint gets: body, query and params as the declaration's schemas parsed them. */
+export type EndpointRequest<E extends Endpoint> = FastifyRequest<{
+  Body: Output<E["body"]>;
+  Querystring: Output<E["query"]>;
+  Params: Output<E["params"]>;
+}>;
+
+/** A handler answers the declared answer (the serializer checks it), or sends its own reply. */
+export type EndpointHandler<E extends Endpoint> = (
+  request: EndpointRequest<E>,
+  reply: FastifyReply,
+) => Promise<z.input<E["answer"]> | FastifyReply>;
+
+/** Route options an endpoint may add to what its declaration says. */
+export interface MountOptions {
+  /** false: the answer is small or sent already compressed, so the compression hooks are skipped (issue #9). */
+  compress?: false;
+}
+
+/** Fastify's form of a contract path: `/account/recover/{code}` → `/api/account/recover/:code`. */
+export function routePath(endpoint: Endpoint): string {
+  return `${API_BASE}${endpoint.path.replace(/\{(\w+)\}/gu, ":$1")}`;
+}
+
+const SUCCESS = (status: number) => status >= 200 && status < 300 && status !== 204;
+
+/**
+ * Mounts an endpoint from its contract declaration (STYLE.md §1): method and path, body, query and params
+ * validation, the answer's serializer for its success statuses (an answer that does not match is a 500, never a
+ * leak of undeclared fields), its rate limit, and its session rule. The session guard and CSRF check come from
+ * http/session.ts, which every /api route gets.
+ */
+export function mount<E extends Endpoint>(
+  app: FastifyInstance,
+  endpoint: E,
+  handler: EndpointHandler<E>,
+  options: MountOptions = {},
+): void {
+  const response = Object.fromEntries(endpoint.statuses.filter(SUCCESS).map((status) => [status, endpoint.answer]));
+  app.route({
+    method: endpoint.method,
+    url: routePath(endpoint),
+    schema: {
+      ...(endpoint.body ? { body: endpoint.body } : {}),
+      ...(endpoint.query ? { querystring: endpoint.query } : {}),
+      ...(endpoint.params ? { params: endpoint.params } : {}),
+      response,
+    },
+    config: endpoint.rateLimit ? limit(RATE_LIMITS[endpoint.rateLimit]) : {},
+    ...(endpoint.session === "required" ? { preValidation: sessionRule(endpoint) } : {}),
+    ...options,
+    handler: handler as unknown as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  });
+}
+
+/**
+ * An account call needs a signed-in session (401 otherwise, spec §6), and a session that owes a step may make only
+ * that step's calls (issue #10 §1; public calls, GET /session and sign-out stay open to it): ASVS 8.2.1, access
+ * is decided on the server for every call, whatever a client skips.
+ */
+function sessionRule(endpoint: Endpoint): preValidationAsyncHookHandler {
+  return async (request, reply) => {
+    const session = request.session.user;
+    if (!session) return sendError(reply, "not_authenticated");
+    if (session.pending_step !== null && session.pending_step !== endpoint.step) {
+      return sendError(reply, "required_step");
+    }
+  };
+}
