@@ -128,10 +128,15 @@ describe.each(LANGUAGE_CODES)("the desktop-app pages in %s", (language) => {
     await heading(page, words.signedIn).waitFor();
     await main(page).getByText(words.returnToApp, { exact: true }).waitFor();
     expect(await page.title()).toBe(`${words.signedIn} | ${brand.name}`);
+    // Whoever stays finds a way on: the brand's site, or signing in again.
+    const home = t.loginSuccess.home.replace("{{brand}}", brand.name);
+    expect(await main(page).getByRole("link", { name: home, exact: true }).getAttribute("href")).toBe(brand.links.home);
 
     await page.goto(`/ula-logout-success${q}`);
     await heading(page, words.signedOut).waitFor();
     await main(page).getByText(words.returnToApp, { exact: true }).waitFor();
+    const again = main(page).getByRole("link", { name: t.logout.signInAgain, exact: true });
+    expect(await again.getAttribute("href")).toBe("/");
 
     await page.goto(`/ula-login-error${q}`);
     await heading(page, t.titles.signInFailed).waitFor();
@@ -285,6 +290,8 @@ describe("/close (spec §2 CLOSE)", () => {
     await page.getByRole("status").filter({ hasText: de.app.closeWindow }).waitFor();
     expect(await page.title()).toBe(`${de.titles.closeWindow} | ${BRANDS.default.name}`);
     expect(page.isClosed()).toBe(false);
+    const home = de.loginSuccess.home.replace("{{brand}}", BRANDS.default.name);
+    expect(await main(page).getByRole("link", { name: home }).getAttribute("href")).toBe(BRANDS.default.links.home);
     await context.close();
   });
 });

@@ -20,15 +20,26 @@ export default function DesktopApp() {
   return <Done wording={wording} signedOut={page === "ULA_LOGOUT_SUCCESS"} />;
 }
 
-/** /ula-login-success and /ula-logout-success (end-session, /logout?ua=): done, back to the app. */
+/**
+ * /ula-login-success and /ula-logout-success (end-session, /logout?ua=): done, back to the app. No dead end for
+ * whoever stays (issue #8): the brand's site after signing in, signing in again after signing out.
+ */
 function Done({ wording: { kind, app }, signedOut }: { wording: DesktopAppWording; signedOut: boolean }) {
   const { t } = useTranslation();
+  const { brand } = useApp();
   const heading = t(`desktopApp.${kind}.${signedOut ? "signedOut" : "signedIn"}`, { app });
   usePageTitle(heading);
   return (
     <Layout>
       <h1>{heading}</h1>
       <p>{t(`desktopApp.${kind}.returnToApp`, { app })}</p>
+      <p className={styles.links}>
+        {signedOut ? (
+          <Link to={ROUTES.LOGIN.path}>{t("logout.signInAgain")}</Link>
+        ) : (
+          <a href={brand.links.home}>{t("loginSuccess.home", { brand: brand.name })}</a>
+        )}
+      </p>
     </Layout>
   );
 }

@@ -10,11 +10,11 @@ import { openerTarget, tellOpener } from "./opener.ts";
 /**
  * /close?origin= (spec §2 "CLOSE"): the end of the sign-in popup. It tells the window that opened it, at an allowed
  * origin only, that the popup may close, then closes itself. Without an opener, for a refused origin, or when the
- * browser keeps the window open, it tells the person to close it.
+ * browser keeps the window open, it tells the person to close it, and offers the brand's site (no dead end).
  */
 export default function Close() {
   const { t } = useTranslation();
-  const { returnPolicy } = useApp();
+  const { brand, returnPolicy } = useApp();
   const [params] = useSearchParams();
   const popupOpener: Window | null = window.opener;
   const target = openerTarget(popupOpener, params.get(POPUP_OPENER_PARAM), returnPolicy);
@@ -32,6 +32,9 @@ export default function Close() {
     <Layout>
       <h1>{t("titles.closeWindow")}</h1>
       <p role="status">{closing ? t("close.closing") : t("app.closeWindow")}</p>
+      <p>
+        <a href={brand.links.home}>{t("loginSuccess.home", { brand: brand.name })}</a>
+      </p>
     </Layout>
   );
 }
