@@ -11,11 +11,11 @@ import {
   LANGUAGE_COOKIE,
   type Language,
   loadCatalog,
-  POPUP_CLOSE_MESSAGE,
 } from "@gatehouse/contract";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../packages/server/test/ports.ts";
+import { POPUP_CLOSE_MESSAGE } from "../packages/web/src/screens/popup/opener.ts";
 import { type Service, startService } from "./global.ts";
 import {
   createPerson,
@@ -103,7 +103,6 @@ function expectedWording(t: Catalog, named: boolean) {
     signedOut: fill(words.signedOut),
     returnToApp: fill(words.returnToApp),
     defaultError: fill(words.defaultError),
-    tryAgain: fill(words.tryAgain),
   };
 }
 
@@ -141,7 +140,6 @@ describe.each(LANGUAGE_CODES)("the desktop-app pages in %s", (language) => {
     await page.goto(`/ula-login-error${q}`);
     await heading(page, t.titles.signInFailed).waitFor();
     await main(page).getByText(words.defaultError, { exact: true }).waitFor();
-    await main(page).getByText(words.tryAgain, { exact: true }).waitFor();
     expect(await page.title()).toBe(`${t.titles.signInFailed} | ${brand.name}`);
     // Links of the page's own brand: sign-in here, the brand's Help Center.
     expect(await main(page).getByRole("link", { name: t.titles.signIn, exact: true }).getAttribute("href")).toBe("/");
@@ -313,6 +311,15 @@ describe("/logout?ua= (spec §2 LOGOUT)", () => {
     await page.waitForURL((url) => url.pathname === "/ula-logout-success");
     await heading(page, "You are signed out").waitFor();
     // The session is gone: the account page sends the visitor to sign in.
+    await page.goto("/profile/edit");
+    await heading(page, "Sign in").waitFor();
+    await context.close();
+  });
+
+  it("ends the session for a ua the gateway would refuse (too long) too, before it says so", async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`/logout?ua=${"u".repeat(200)}`);
+    await heading(page, "You are signed out").waitFor();
     await page.goto("/profile/edit");
     await heading(page, "Sign in").waitFor();
     await context.close();

@@ -99,13 +99,3 @@ export const LOCKOUT_WINDOW_MS = 15 * MINUTE;
 export const DEVICE_TRUST_MS = 365 * DAY;
 /** Per client address: sign-in attempts allowed per window, whatever the account. */
 export const LOGIN_RATE_PER_ADDRESS = { max: 30, windowMs: 5 * MINUTE } as const;
-
-/**
- * The sign-in popup (spec §2 "CLOSE"): a brand site opens sign-in in a popup whose return address is
- * `/close?origin=<the site's origin>`; /close posts POPUP_CLOSE_MESSAGE to its opener at that origin, then closes.
- */
-export const POPUP_OPENER_PARAM = "origin";
-
-/** What /close posts to the window that opened the popup (README "Sign-in popup"). */
-export const POPUP_CLOSE_MESSAGE = { type: "gatehouse:popup-close" } as const;
-export type PopupCloseMessage = typeof POPUP_CLOSE_MESSAGE;

@@ -186,7 +186,7 @@ describe("keys used by code", () => {
   const used = new Set<string>();
   for (const file of files) {
     for (const match of readFileSync(file, "utf8").matchAll(
-      /["'`]((?:validation|errors|passwordRules|login|app|titles|footer|notFound|crash|apiError|network|errorPage|field|loginSuccess|logout|desktopApp|close)\.[A-Za-z_.]+[A-Za-z_])["'`]/gu,
+      /["'`]((?:validation|errors|passwordRules|login|app|titles|footer|notFound|crash|apiError|network|errorPage|field|loginSuccess|logout|desktopApp)\.[A-Za-z_.]+[A-Za-z_])["'`]/gu,
     )) {
       used.add(match[1] as string);
     }

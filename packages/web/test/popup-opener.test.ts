@@ -1,6 +1,6 @@
-import { POPUP_CLOSE_MESSAGE, type ReturnPolicy } from "@gatehouse/contract";
+import type { ReturnPolicy } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
-import { type Opener, openerTarget, tellOpener } from "../src/screens/popup/opener.ts";
+import { type Opener, openerTarget, POPUP_CLOSE_MESSAGE, tellOpener } from "../src/screens/popup/opener.ts";
 
 const policy: ReturnPolicy = { allowedHosts: ["www.brand.example"], selfOrigin: "https://login.brand.example" };
 

@@ -1,6 +1,6 @@
-import { POPUP_CLOSE_MESSAGE, type ReturnPolicy } from "@gatehouse/contract";
+import type { ReturnPolicy } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
-import { popupOpenerOrigin } from "../src/screens/popup/opener.ts";
+import { POPUP_CLOSE_MESSAGE, popupOpenerOrigin } from "../src/screens/popup/opener.ts";
 
 const policy: ReturnPolicy = {
   allowedHosts: ["www.brand.example", "site.localhost"],

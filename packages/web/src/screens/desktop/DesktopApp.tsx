@@ -58,7 +58,6 @@ function SignInFailed({ wording: { kind, app } }: { wording: DesktopAppWording }
     <Layout>
       <h1>{t("titles.signInFailed")}</h1>
       <p>{description || t(`desktopApp.${kind}.defaultError`, { app })}</p>
-      <p>{t(`desktopApp.${kind}.tryAgain`, { app })}</p>
       <p className={styles.links}>
         <Link to={ROUTES.LOGIN.path}>{t("titles.signIn")}</Link>
         <a href={brand.links.support}>{t("footer.support")}</a>

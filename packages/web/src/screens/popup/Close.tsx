@@ -1,11 +1,10 @@
-import { POPUP_OPENER_PARAM } from "@gatehouse/contract";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { openerTarget, tellOpener } from "./opener.ts";
+import { openerTarget, POPUP_OPENER_PARAM, tellOpener } from "./opener.ts";
 
 /**
  * /close?origin= (spec §2 "CLOSE"): the end of the sign-in popup. It tells the window that opened it, at an allowed
@@ -18,20 +17,17 @@ export default function Close() {
   const [params] = useSearchParams();
   const popupOpener: Window | null = window.opener;
   const target = openerTarget(popupOpener, params.get(POPUP_OPENER_PARAM), returnPolicy);
-  const [stayedOpen, setStayedOpen] = useState(false);
   usePageTitle(t("titles.closeWindow"));
   useEffect(() => {
     if (!popupOpener || !target) return;
     tellOpener(popupOpener, target);
+    // A browser closes only windows a script opened; any other stays, saying it can be closed.
     window.close();
-    // A browser closes only windows a script opened; `closed` says at once whether it will.
-    if (!window.closed) setStayedOpen(true);
   }, [target]);
-  const closing = target !== undefined && !stayedOpen;
   return (
     <Layout>
       <h1>{t("titles.closeWindow")}</h1>
-      <p role="status">{closing ? t("close.closing") : t("app.closeWindow")}</p>
+      <p role="status">{t("app.closeWindow")}</p>
       <p>
         <a href={brand.links.home}>{t("loginSuccess.home", { brand: brand.name })}</a>
       </p>

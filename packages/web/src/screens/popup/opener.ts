@@ -1,4 +1,15 @@
-import { checkReturnTo, POPUP_CLOSE_MESSAGE, type ReturnPolicy } from "@gatehouse/contract";
+import { checkReturnTo, type ReturnPolicy } from "@gatehouse/contract";
+
+/**
+ * The sign-in popup (spec §2 "CLOSE"): a brand site opens sign-in in a popup whose return address is
+ * `/close?origin=<the site's origin>`; /close posts POPUP_CLOSE_MESSAGE to its opener at that origin, then closes.
+ * The page's protocol with the brand sites (README "Desktop apps and the sign-in popup"), not with our server: it
+ * lives here, out of the contract's shared chunk that every route loads.
+ */
+export const POPUP_OPENER_PARAM = "origin";
+
+/** What /close posts to the window that opened the popup. */
+export const POPUP_CLOSE_MESSAGE = { type: "gatehouse:popup-close" } as const;
 
 /** The part of a window /close talks to: the opener receives one message, no more. */
 export type Opener = Pick<Window, "postMessage">;
