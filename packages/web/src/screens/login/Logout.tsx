@@ -24,10 +24,8 @@ export default function Logout() {
       if (ua) navigate(routeUrl("ULA_LOGOUT_SUCCESS", { [DESKTOP_APP_BRAND_PARAM]: clientBrand }), { replace: true });
       else setDone(true);
     };
-    // The gateway refuses a `ua` its schema does not take (400) and then ends no session: such a one is left out.
-    const body = api.logout.body.safeParse({ ua }).success ? { ua } : {};
     gateway()
-      .call(api.logout, { body })
+      .call(api.logout, { body: { ua } })
       .then(signedOut, (error) => (isScreenFailure(error) ? fail(error) : signedOut()));
   }, [ua, clientBrand, fail]);
   return (
