@@ -234,6 +234,22 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
       await walk.heading(t.notFound.heading).waitFor();
       await walk.look("not-found");
 
+      // The desktop-app pages (the Enscape wording on the visualisation brand) and the popup's /close.
+      const desktop = BRANDS[brand].traits.namesDesktopApp ? t.desktopApp.named : t.desktopApp.generic;
+      const forApp = (text: string) => text.replaceAll("{{app}}", BRANDS[brand].name);
+      await walk.go("/ula-login-success");
+      await walk.heading(forApp(desktop.signedIn)).waitFor();
+      await walk.look("ula-login-success");
+      await walk.go(`/ula-login-error?error_description=${"x".repeat(4000)}`);
+      await walk.heading(t.titles.signInFailed).waitFor();
+      await walk.look("ula-login-error-long-description");
+      await walk.go("/ula-logout-success");
+      await walk.heading(forApp(desktop.signedOut)).waitFor();
+      await walk.look("ula-logout-success");
+      await walk.go("/close");
+      await walk.heading(t.titles.closeWindow).waitFor();
+      await walk.look("close");
+
       await walk.go("/logout");
       await page.getByText(t.logout.done).waitFor();
       await walk.look("logout");

@@ -50,6 +50,8 @@ export interface Brand {
     readonly richWelcome: boolean;
     /** Login shows the cloud-rendering promo cover ("Start with 20 free credits"). */
     readonly promoCover: boolean;
+    /** The desktop-app pages name the brand's app, "return to Enscape" (spec §2: the Enscape wording). */
+    readonly namesDesktopApp: boolean;
   };
 }
 
@@ -59,6 +61,7 @@ const plain = {
   resetButtonRecover: false,
   richWelcome: false,
   promoCover: false,
+  namesDesktopApp: false,
 } as const;
 
 const legal = (site: string): BrandLinks => ({
@@ -122,6 +125,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
       hideCustomerNumber: true,
       resetButtonRecover: true,
       richWelcome: true,
+      namesDesktopApp: true,
     },
   },
   configurator: {

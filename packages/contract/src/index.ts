@@ -1,6 +1,7 @@
 export * from "./api/index.ts";
 export * from "./brands.ts";
 export * from "./constants.ts";
+export * from "./desktop-apps.ts";
 export * from "./errors.ts";
 export * from "./host-settings.ts";
 export * from "./i18n/index.ts";

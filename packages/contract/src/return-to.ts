@@ -6,6 +6,10 @@
 
 /** Loopback hosts may use plain http (desktop apps, local development). */
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+/** RFC 6761 §6.3: browsers resolve every `*.localhost` name to loopback themselves, as the server's config assumes. */
+const LOOPBACK_SUFFIX = ".localhost";
+
+const isLoopback = (host: string) => LOOPBACK.has(host) || host.endsWith(LOOPBACK_SUFFIX);
 
 // Backslashes, whitespace and control characters: browsers rewrite or strip them, so we refuse them.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to match control characters.
@@ -68,7 +72,7 @@ export function checkReturnTo(raw: string | null | undefined, policy: ReturnPoli
   const self = new URL(policy.selfOrigin);
   if (relative) return url.origin === self.origin ? url.href : undefined;
   const host = url.hostname.toLowerCase();
-  if (url.protocol === "http:" && !LOOPBACK.has(host) && url.origin !== self.origin) return undefined;
+  if (url.protocol === "http:" && !isLoopback(host) && url.origin !== self.origin) return undefined;
   if (url.origin === self.origin) return url.href;
   return policy.allowedHosts.includes(host) ? url.href : undefined;
 }

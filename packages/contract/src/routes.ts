@@ -6,7 +6,10 @@ export interface UiRoute {
   readonly query?: readonly string[];
   /** Redirect anonymous visitors to sign-in (spec §6). */
   readonly loginRequired?: boolean;
-  /** Spec §2: /error, /register/trimble/complete and /register/complete do not fetch the session. */
+  /**
+   * Spec §2: /error, /register/trimble/complete and /register/complete do not fetch the session; neither do the
+   * desktop-app pages and /close, which only tell the person to close the window (docs/decisions.md).
+   */
   readonly skipSession?: boolean;
 }
 
@@ -16,9 +19,9 @@ export const ROUTES = {
   SERVICE_LOGIN: { path: "/service_login" },
   CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt"] },
   CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error" },
-  ULA_LOGIN_SUCCESS: { path: "/ula-login-success" },
-  ULA_LOGIN_ERROR: { path: "/ula-login-error" },
-  ULA_LOGOUT_SUCCESS: { path: "/ula-logout-success" },
+  ULA_LOGIN_SUCCESS: { path: "/ula-login-success", skipSession: true },
+  ULA_LOGIN_ERROR: { path: "/ula-login-error", query: ["error_description"], skipSession: true },
+  ULA_LOGOUT_SUCCESS: { path: "/ula-logout-success", skipSession: true },
   ERROR: { path: "/error", query: ["error_description", "error_code", "error_id"], skipSession: true },
   DISCOURSE_LOGIN: { path: "/discourse/login" },
   SKETCHUP_LOGIN: { path: "/trimble/login" },
@@ -51,7 +54,7 @@ export const ROUTES = {
   TRIAL_REGISTER: { path: "/trial/register", query: ["productCode"] },
   TRIAL_REGISTER_SUCCESS: { path: "/trial/register/success" },
   TRIAL_ACTIVATE_LOGIN: { path: "/account/activate/login", query: ["code", "return_to"] },
-  CLOSE: { path: "/close" },
+  CLOSE: { path: "/close", query: ["origin"], skipSession: true },
   LEGACY_LOGIN_CALLBACK: { path: "/legacy_login/callback" },
 } as const satisfies Record<string, UiRoute>;
 

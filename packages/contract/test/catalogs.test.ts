@@ -186,7 +186,7 @@ describe("keys used by code", () => {
   const used = new Set<string>();
   for (const file of files) {
     for (const match of readFileSync(file, "utf8").matchAll(
-      /["'`]((?:validation|errors|passwordRules|login|app|titles|footer|notFound|crash|apiError|network|errorPage|field|loginSuccess|logout)\.[A-Za-z_.]+[A-Za-z_])["'`]/gu,
+      /["'`]((?:validation|errors|passwordRules|login|app|titles|footer|notFound|crash|apiError|network|errorPage|field|loginSuccess|logout|desktopApp)\.[A-Za-z_.]+[A-Za-z_])["'`]/gu,
     )) {
       used.add(match[1] as string);
     }
@@ -231,6 +231,7 @@ describe("spec wording (English is the UI's wording)", () => {
     ],
     [c.network.timeout, "We are having technical difficulties. The operation timed out. Please try later."],
     [c.login.promoTitle, "Start with 20 free credits"],
+    [c.footer.support, "Help Center"],
   ])("%s", (actual, expected) => {
     expect(actual).toBe(expected);
   });

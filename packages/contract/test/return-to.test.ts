@@ -58,6 +58,15 @@ describe("return-address allow-list (spec §4, ASVS 5.1.5)", () => {
     expect(checkReturnTo(url, policy)).toBeUndefined();
   });
 
+  it("takes every *.localhost name for loopback (RFC 6761, as browsers resolve it): http when listed", () => {
+    const local = { ...policy, allowedHosts: ["site.localhost", "localhost.brand.example"] };
+    expect(checkReturnTo("http://site.localhost:5173/app", local)).toBe("http://site.localhost:5173/app");
+    expect(checkReturnTo("http://other.localhost:5173/", local)).toBeUndefined();
+    // A public name that merely starts with "localhost" is no loopback: https only.
+    expect(checkReturnTo("http://localhost.brand.example/", local)).toBeUndefined();
+    expect(checkReturnTo("https://localhost.brand.example/", local)).toBe("https://localhost.brand.example/");
+  });
+
   it.each([
     ["an encoded space", "/de/my%20page", "https://login.brand.example/de/my%20page"],
     ["a non-ASCII escape", "/caf%C3%A9", "https://login.brand.example/caf%C3%A9"],

@@ -10,9 +10,17 @@ describe("UI route table (spec §2)", () => {
     expect(new Set(UI_PATHS).size).toBe(UI_PATHS.length);
   });
 
-  it("marks the three pages that do not fetch the session", () => {
+  it("marks the pages that do not fetch the session: spec §2's three, the desktop-app pages and /close", () => {
     const skipping = ROUTE_IDS.filter((id) => (ROUTES[id] as { skipSession?: boolean }).skipSession);
-    expect(skipping.sort()).toEqual(["ERROR", "REGISTER_COMPLETE", "SKETCHUP_LOGIN_COMPLETE"]);
+    expect(skipping.sort()).toEqual([
+      "CLOSE",
+      "ERROR",
+      "REGISTER_COMPLETE",
+      "SKETCHUP_LOGIN_COMPLETE",
+      "ULA_LOGIN_ERROR",
+      "ULA_LOGIN_SUCCESS",
+      "ULA_LOGOUT_SUCCESS",
+    ]);
   });
 
   it("builds URLs with their query, dropping empty values", () => {

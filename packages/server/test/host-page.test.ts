@@ -140,6 +140,36 @@ describe("the SPA's HTML with host-page settings", () => {
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("lets the sign-in popup's pages reach a cross-origin opener, and isolates every other page (spec §2 CLOSE)", async () => {
+    const opener = async (path: string, host = "localhost") =>
+      (await page(path, { host })).response.headers.get("cross-origin-opener-policy");
+    const close = encodeURIComponent("/close?origin=https://www.gatehouse.example");
+    for (const path of [
+      "/close",
+      "/close?origin=https%3A%2F%2Fwww.gatehouse.example",
+      "/Close/",
+      `/?return_to=${close}`,
+      `/register?return_to=${close}`,
+      `/?return_to=${encodeURIComponent("http://localhost:8080/close/")}`,
+    ])
+      expect(await opener(path), path).toBe("unsafe-none");
+    expect(
+      await opener(`/?return_to=${encodeURIComponent("https://login.archviz.example/close")}`, "login.archviz.example"),
+    ).toBe("unsafe-none");
+    for (const path of [
+      "/",
+      "/profile/edit",
+      "/account/password-change",
+      "/ula-login-success",
+      "/?return_to=%2Fclosed",
+      "/?return_to=%2Fprofile%2Fedit",
+      `/?return_to=${encodeURIComponent("https://evil.example/close")}`,
+      `/?return_to=${encodeURIComponent("//evil.example/close")}`,
+      "/?return_to=http%3A%2F%2F%5B",
+    ])
+      expect(await opener(path), path).toBe("same-origin-allow-popups");
+  });
+
   it("does not serve the raw template", async () => {
     expect((await fetch(`${server.url}/index.html`)).status).toBe(404);
   });

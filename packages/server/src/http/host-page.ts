@@ -18,6 +18,7 @@ import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
 import { BRAND_HEAD, brandHeads, NOT_FOUND_PAGE, pageTemplates, readPreloads } from "./host-head.ts";
 import { sendPage } from "./page-cache.ts";
+import { mayBeSignInPopup, POPUP_OPENER_POLICY } from "./popup-pages.ts";
 
 const PLACEHOLDER = "<!--gatehouse-settings-->";
 
@@ -107,6 +108,10 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
     const html = templates[language]
       .replace(BRAND_HEAD, () => heads[language][settings.brand])
       .replace(PLACEHOLDER, () => settingsScript(settings));
+    const pathname = request.url.split("?")[0] ?? "";
+    if (mayBeSignInPopup(pathname, request.query as Record<string, unknown>, request.hostname)) {
+      reply.header("cross-origin-opener-policy", POPUP_OPENER_POLICY);
+    }
     return sendPage(request, reply.code(status), html);
   };
 

@@ -1,0 +1,26 @@
+import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
+import { describe, expect, it } from "vitest";
+import { desktopAppWording } from "../src/screens/desktop/wording.ts";
+
+describe("desktop-app wording (spec §2: the Enscape variant)", () => {
+  it("names Enscape on the visualisation brand's host", () => {
+    expect(desktopAppWording(BRANDS.archviz, null)).toEqual({ kind: "named", app: "Enscape" });
+  });
+
+  it("is generic on the other brands' hosts", () => {
+    for (const id of BRAND_IDS.filter((b) => b !== "archviz"))
+      expect(desktopAppWording(BRANDS[id], undefined)).toEqual({ kind: "generic" });
+  });
+
+  it("follows the client brand the provider names, on any host", () => {
+    expect(desktopAppWording(BRANDS.default, "archviz")).toEqual({ kind: "named", app: "Enscape" });
+    expect(desktopAppWording(BRANDS.archviz, "engine")).toEqual({ kind: "generic" });
+  });
+
+  it("ignores a client brand that is not one", () => {
+    for (const other of ["", "enscape", "ARCHVIZ", "archviz ", "__proto__", "toString"]) {
+      expect(desktopAppWording(BRANDS.default, other)).toEqual({ kind: "generic" });
+      expect(desktopAppWording(BRANDS.archviz, other)).toEqual({ kind: "named", app: "Enscape" });
+    }
+  });
+});
