@@ -79,6 +79,8 @@ export const ERROR_PAGE_CODES = [
   "social_user_disabled",
   "legacy_token_error",
   "legacy_invalid_authentication",
+  /** Our addition: the OpenID Connect provider refused a site's or app's sign-in request (issue #10 §2). */
+  "service_request_invalid",
 ] as const;
 export type ErrorPageCode = (typeof ERROR_PAGE_CODES)[number];
 

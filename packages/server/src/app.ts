@@ -20,6 +20,10 @@ import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
+import { ensureSigningKeys, loadSigningKeys } from "./oidc/keys.ts";
+import { mountProvider } from "./oidc/mount.ts";
+import { buildProvider } from "./oidc/provider.ts";
+import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -33,6 +37,7 @@ import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
 
@@ -54,6 +59,9 @@ export async function buildApp(
   const { db, kind } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
+  // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
+  await ensureSigningKeys(db, config.sessionSecret);
+  const signingKeys = await loadSigningKeys(db, config.sessionSecret);
 
   const app = Fastify({
     logger:
@@ -89,6 +97,7 @@ export async function buildApp(
   });
   await app.register(sessionPlugin, { config, db });
 
+  const provider = buildProvider({ config, db, keys: signingKeys, log: app.log });
   const services: Services = {
     config,
     db,
@@ -102,6 +111,7 @@ export async function buildApp(
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
       config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
+    oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, app.log) },
   };
   app.decorate("services", services);
 
@@ -113,6 +123,7 @@ export async function buildApp(
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
+  await mountProvider(app, { provider, db, config, endProviderSessions: services.oidc.endProviderSessions });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
     app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({
@@ -135,6 +146,7 @@ export async function buildApp(
       captchasStore.deleteStale(db, now),
       rateLimitsStore.deleteStale(db, now),
       outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
+      oidcStore.deleteExpired(db, now),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();

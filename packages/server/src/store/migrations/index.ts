@@ -6,6 +6,7 @@ import * as audit from "./004-audit.ts";
 import * as rateLimits from "./005-rate-limits.ts";
 import * as attemptCounters from "./006-attempt-counters.ts";
 import * as supersededCodes from "./007-superseded-codes.ts";
+import * as oidc from "./009-oidc.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "005-rate-limits": rateLimits,
   "006-attempt-counters": attemptCounters,
   "007-superseded-codes": supersededCodes,
+  "009-oidc": oidc,
 };
 
 export const migrationProvider: MigrationProvider = {

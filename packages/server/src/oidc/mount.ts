@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import fastifyMiddie from "@fastify/middie";
+import type { FastifyInstance } from "fastify";
+import type Provider from "oidc-provider";
+import type { KoaContextWithOIDC } from "oidc-provider";
+import type { Config } from "../config.ts";
+import { closeSession } from "../sessions/sessions.ts";
+import type { Db } from "../store/db.ts";
+import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
+import { OIDC_MOUNT } from "./provider.ts";
+import type { EndProviderSessions } from "./sessions.ts";
+
+/** Headers a proxy sets about the original request; believed only from a peer TRUST_PROXY trusts. */
+const FORWARDED_HEADERS = ["x-forwarded-proto", "x-forwarded-host", "x-forwarded-for", "x-forwarded-port", "forwarded"];
+
+/**
+ * Headers of every provider answer. Its pages (the end-session form, form_post) may run only the inline scripts
+ * whose hashes the provider adds to `script-src`; nothing may frame them (ASVS 3.4.3, 3.4.6); its redirects carry
+ * codes, so no Referer leaves (ASVS 3.4.5).
+ */
+function securityHeaders(https: boolean) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    ctx.set("x-content-type-options", "nosniff");
+    ctx.set("referrer-policy", "no-referrer");
+    ctx.set(
+      "content-security-policy",
+      "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    if (https) ctx.set("strict-transport-security", "max-age=31536000; includeSubDomains");
+    await next();
+  };
+}
+
+/**
+ * Confirming the end-session page signs the person out of the gateway too: the gateway session is the source of
+ * truth, and a provider session ended while the gateway's lives would simply be opened again at the next visit.
+ * Then every other provider session under that gateway session ends, with its back-channel logouts.
+ */
+function signOutOfGateway(db: Db, config: Config, endProviderSessions: EndProviderSessions) {
+  const cookie = gatewayCookieName(config);
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== "end_session_confirm" || ctx.status !== 303 || !ctx.oidc.params?.logout) return;
+    const token = ctx.cookies.get(cookie);
+    const id = gatewaySessionIdOf(token);
+    if (!token || !id) return;
+    await closeSession(db, token);
+    await endProviderSessions([id]);
+  };
+}
+
+/**
+ * Mounts the provider at /oidc through `@fastify/middie` (the provider's documented way for Fastify). Middie runs
+ * in its own scope, on the two catch-all routes below only, in their onRequest hook, before Fastify parses any
+ * body: the provider reads its own request bodies, and no other route pays for the middleware engine. The
+ * gateway's page headers, CSP and error handler belong to other scopes and never touch these answers.
+ */
+export async function mountProvider(
+  app: FastifyInstance,
+  options: { provider: Provider; db: Db; config: Config; endProviderSessions: EndProviderSessions },
+): Promise<void> {
+  const { provider, db, config, endProviderSessions } = options;
+  provider.use(securityHeaders(config.publicUrl.protocol === "https:"));
+  provider.use(signOutOfGateway(db, config, endProviderSessions));
+  const callback = provider.callback();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    // Koa's `proxy` believes X-Forwarded-* from anyone; Fastify's trustProxy rule decides instead (TRUST_PROXY).
+    if (!config.trustedProxy(req.socket.remoteAddress)) for (const name of FORWARDED_HEADERS) delete req.headers[name];
+    void callback(req, res);
+  };
+  await app.register(async (scope) => {
+    await scope.register(fastifyMiddie);
+    scope.use(OIDC_MOUNT, handle);
+    // Never reached: the provider answers every request under the mount in the onRequest hook.
+    const unreachable = async () => undefined;
+    scope.all(OIDC_MOUNT, unreachable);
+    scope.all(`${OIDC_MOUNT}/*`, unreachable);
+  });
+}
