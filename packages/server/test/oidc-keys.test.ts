@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../src/admin/cli.ts";
+import {
+  ensureSigningKeys,
+  KeyDecryptionError,
+  keyEncryptionKey,
+  loadSigningKeys,
+  openJwk,
+  sealJwk,
+} from "../src/oidc/keys.ts";
+import { type Db, migrate, openDatabase } from "../src/store/db.ts";
+import { oidcKeysStore } from "../src/store/oidc-keys.ts";
+import { tempDir } from "./harness.ts";
+
+const SECRET = "a-session-secret-for-the-keys-test-1234";
+
+describe("the provider's signing keys", () => {
+  const env = { DATABASE_URL: `sqlite:${tempDir()}/keys.db`, SESSION_SECRET: SECRET };
+  let db: Db;
+  beforeAll(async () => {
+    db = openDatabase(env.DATABASE_URL).db;
+    await migrate(db);
+  });
+  afterAll(() => db.destroy());
+
+  const states = async () =>
+    Object.fromEntries((await oidcKeysStore.all(db)).map((row) => [row.kid, row.state])) as Record<string, string>;
+
+  it("are made at first start (one signing, one waiting) and only then", async () => {
+    await ensureSigningKeys(db, SECRET);
+    await ensureSigningKeys(db, SECRET);
+    expect(Object.values(await states()).sort()).toEqual(["current", "next"]);
+  });
+
+  it("keep their private parts encrypted at rest, bound to their kid", async () => {
+    const [row] = await oidcKeysStore.all(db);
+    if (!row) throw new Error("no key");
+    const [loaded] = (await loadSigningKeys(db, SECRET)).filter((key) => key.kid === row.kid);
+    expect(loaded?.d).toMatch(/^[A-Za-z0-9_-]{100,}$/u);
+    expect(row.private_jwk).not.toContain(loaded?.d);
+    expect(row.private_jwk).not.toContain('"d"');
+    expect(JSON.parse(row.public_jwk)).not.toHaveProperty("d");
+    // Another secret, another row's kid, or a changed byte: refused, never a wrong key.
+    expect(() => openJwk(keyEncryptionKey("another-secret-of-enough-length-000000"), row.kid, row.private_jwk)).toThrow(
+      KeyDecryptionError,
+    );
+    expect(() => openJwk(keyEncryptionKey(SECRET), "another-kid", row.private_jwk)).toThrow(KeyDecryptionError);
+    const sealed = sealJwk(keyEncryptionKey(SECRET), "k", { d: "secret" });
+    const tampered = `${sealed.slice(0, -2)}${sealed.endsWith("A") ? "B" : "A"}${sealed.slice(-1)}`;
+    expect(() => openJwk(keyEncryptionKey(SECRET), "k", tampered)).toThrow(KeyDecryptionError);
+    expect(openJwk(keyEncryptionKey(SECRET), "k", sealed)).toEqual({ d: "secret" });
+  });
+
+  it("rotate with the admin command: next signs, current is kept to verify, previous goes, a new key waits", async () => {
+    const before = await states();
+    const current = Object.keys(before).find((kid) => before[kid] === "current");
+    const next = Object.keys(before).find((kid) => before[kid] === "next");
+    const first = await runAdmin(["keys:rotate"], env);
+    expect(first).toMatchObject({ code: 0, out: expect.stringContaining(`signing key is now ${next}`) });
+    const after = await states();
+    expect(after[next ?? ""]).toBe("current");
+    expect(after[current ?? ""]).toBe("previous");
+    expect(Object.values(after).sort()).toEqual(["current", "next", "previous"]);
+    // The provider signs with the first key: the current one; the others are published to verify.
+    const keys = await loadSigningKeys(db, SECRET);
+    expect(keys.map((key) => after[key.kid ?? ""])).toEqual(["current", "next", "previous"]);
+
+    await runAdmin(["keys:rotate"], env);
+    const third = await states();
+    expect(third[current ?? ""]).toBeUndefined(); // dropped after two rotations
+    expect(third[next ?? ""]).toBe("previous");
+    expect(Object.values(third).sort()).toEqual(["current", "next", "previous"]);
+  });
+
+  it("refuse to rotate under another SESSION_SECRET, leaving the keys as they were", async () => {
+    const before = await states();
+    const refused = await runAdmin(["keys:rotate"], {
+      ...env,
+      SESSION_SECRET: "another-secret-of-enough-length-000000",
+    });
+    expect(refused).toMatchObject({ code: 1, out: expect.stringContaining("cannot be decrypted") });
+    expect(await states()).toEqual(before);
+  });
+});
