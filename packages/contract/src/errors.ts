@@ -29,6 +29,10 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** Our addition (issue #10): the account owes a step (password change, profile) before any site may receive it. */
+  sign_in_step_required: 403,
+  /** Our addition: a site's sign-in needs the person's agreement to what it receives. */
+  consent_required: 403,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,

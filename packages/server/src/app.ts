@@ -31,6 +31,7 @@ import { loginRoutes } from "./routes/login.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
@@ -118,11 +119,16 @@ export async function buildApp(
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
-  await app.register(loginRoutes, { db, corporateDomains: config.brands.corporateDomains });
+  await app.register(loginRoutes, {
+    db,
+    corporateDomains: config.brands.corporateDomains,
+    endProviderSessions: services.oidc.endProviderSessions,
+  });
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
+  await app.register(serviceLoginRoutes, { services });
   await mountProvider(app, { provider, db, config, endProviderSessions: services.oidc.endProviderSessions });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).

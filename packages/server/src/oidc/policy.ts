@@ -15,13 +15,19 @@ export function interactionsPolicy(db: Db, config: Config) {
   const policy = base();
   const cookie = gatewayCookieName(config);
   policy.get("login")?.checks.add(
-    new Check("gateway_session", "the gateway session has ended or changed", async (ctx: KoaContextWithOIDC) => {
-      const accountId = ctx.oidc.session?.accountId;
-      if (!accountId) return Check.NO_NEED_TO_PROMPT; // `no_session` asks for a sign-in already
-      const gateway = await readGatewaySessionForProvider(db, ctx.cookies.get(cookie));
-      const usable = gateway !== undefined && gateway.userId === accountId && gateway.mayContinue;
-      return usable ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
-    }),
+    // login_required, as for no session at all: with prompt=none the site learns it must send the person to sign in.
+    new Check(
+      "gateway_session",
+      "End-User authentication is required",
+      "login_required",
+      async (ctx: KoaContextWithOIDC) => {
+        const accountId = ctx.oidc.session?.accountId;
+        if (!accountId) return Check.NO_NEED_TO_PROMPT; // `no_session` asks for a sign-in already
+        const gateway = await readGatewaySessionForProvider(db, ctx.cookies.get(cookie));
+        const usable = gateway !== undefined && gateway.userId === accountId && gateway.mayContinue;
+        return usable ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      },
+    ),
   );
   return policy;
 }

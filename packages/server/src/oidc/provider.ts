@@ -8,6 +8,7 @@ import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
 import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
+import { OIDC_SCOPES } from "./interaction.ts";
 import { type PrivateJwk, SIGNING_ALG } from "./keys.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
 import { interactionsPolicy } from "./policy.ts";
@@ -46,6 +47,17 @@ async function issueRefreshToken(
   );
 }
 
+/**
+ * The provider's outgoing requests (back-channel logout) refuse special-use addresses such as loopback (SSRF
+ * protection, ASVS 1.3.6). Tests run every site on loopback, so under NODE_ENV=test only, a loopback target
+ * is reached without that check; everywhere else the library's own protection stays.
+ */
+function loopbackFetchForTests(input: string | URL | Request, init?: RequestInit & { dispatcher?: unknown }) {
+  const { hostname } = new URL(input instanceof Request ? input.url : input);
+  if (init && (hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]")) delete init.dispatcher;
+  return globalThis.fetch(input, init);
+}
+
 /** Builds the provider over our store with the clients of CLIENTS_FILE and the signing keys of the database. */
 export function buildProvider(options: {
   config: Config;
@@ -61,7 +73,8 @@ export function buildProvider(options: {
     extraClientMetadata: { properties: [...OUR_CLIENT_FIELDS] },
     findAccount: accountFinder(db),
     claims: Object.fromEntries(Object.entries(OIDC_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
-    scopes: ["openid", "offline_access", "email", "profile", OIDC_API_SCOPE],
+    // OpenID scopes only: the API's scope belongs to its resource server (getResourceServerInfo).
+    scopes: [...OIDC_SCOPES],
     jwks: { keys },
     cookies: {
       keys: cookieKeys(config.sessionSecret),
@@ -116,6 +129,7 @@ export function buildProvider(options: {
       Grant: OIDC_TTL_S.grant,
     },
     renderError: renderError(log),
+    ...(config.nodeEnv === "test" ? { fetch: loopbackFetchForTests } : {}),
   };
   const provider = new Provider(issuerOf(config), configuration);
   // Behind TLS offload the provider must believe X-Forwarded-Proto; oidc/mount.ts strips those headers unless

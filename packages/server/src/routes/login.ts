@@ -7,13 +7,16 @@ import { audit } from "../audit/audit.ts";
 import { ApiError } from "../http/errors.ts";
 import { limit } from "../http/rate-limit.ts";
 import { auditContext } from "../http/session.ts";
+import type { EndProviderSessions } from "../oidc/sessions.ts";
+import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 
 /** Sign-in and sign-out (spec §7). */
-export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: readonly string[] }> = async (
-  app,
-  { db, corporateDomains },
-) => {
+export const loginRoutes: FastifyPluginAsyncZod<{
+  db: Db;
+  corporateDomains: readonly string[];
+  endProviderSessions: EndProviderSessions;
+}> = async (app, { db, corporateDomains, endProviderSessions }) => {
   app.post(
     `/api${api.login.path}`,
     {
@@ -58,7 +61,10 @@ export const loginRoutes: FastifyPluginAsyncZod<{ db: Db; corporateDomains: read
   );
 
   app.post(`/api${api.logout.path}`, { schema: { body: z.optional(api.logout.body) } }, async (request, reply) => {
+    const ended = sessionId(request.session.token);
     await app.signOut(request, reply);
+    // The provider's sessions under this one end too, with their back-channel logouts (issue #10 §2).
+    await endProviderSessions([ended]);
     return {};
   });
 };
