@@ -13,6 +13,8 @@ export interface GatewaySession {
   signedInAt: number;
   /** False while the account owes a step (a required password change or profile update): it may not sign in elsewhere. */
   mayContinue: boolean;
+  /** The step it owes, if any: the password change comes first (spec §4). */
+  owedStep: "password" | "profile" | undefined;
 }
 
 /** The gateway cookie's name for this deployment (`__Host-` over https). */
@@ -47,5 +49,6 @@ export async function readGatewaySessionForProvider(
     // A site must not receive a person who has still to change their password or complete their profile
     // (issue #10 §1): the provider refuses such a session until the step is done.
     mayContinue: user.required_password_update === 0 && user.required_profile_update === 0,
+    owedStep: user.required_password_update ? "password" : user.required_profile_update ? "profile" : undefined,
   };
 }

@@ -107,6 +107,7 @@ export async function describeInteraction(provider: Provider, db: Db, exchange: 
     },
     ...(typeof loginHint === "string" && loginHint ? { loginHint } : {}),
     signInRequired: gateway === undefined || !signedInAsAsked(interaction, gateway),
+    ...(gateway?.owedStep ? { owedStep: gateway.owedStep } : {}),
     consent: await consentAsked(provider, interaction, client.first_party === true),
   };
 }

@@ -16,6 +16,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/activate/{Activate,ActivateLogin}.tsx",
   "../screens/password/{Recover,Reset,Setup,Change}.tsx",
   "../screens/profile/{EditProfile,DeleteAccount}.tsx",
+  "../screens/service/ServiceLogin.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */
