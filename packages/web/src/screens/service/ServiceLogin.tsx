@@ -32,7 +32,6 @@ export default function ServiceLogin() {
   const [details, setDetails] = useState<Details>();
   const [step, setStep] = useState<Step>("loading");
   const [busy, setBusy] = useState(false);
-  usePageTitle(t("titles.signIn"));
 
   const gone = () => navigate(routeUrl("ERROR", { error_code: "session_expired" }), { replace: true });
   /** Known refusals lead to their step; anything else is the shell's retry screen. */
@@ -117,9 +116,16 @@ export default function ServiceLogin() {
   }
   return (
     <AppContext.Provider value={{ ...app, brand }}>
-      <Layout>{content}</Layout>
+      <Page>{content}</Page>
     </AppContext.Provider>
   );
+}
+
+/** The page in the client's brand: its logo, links and the title "Sign in | <brand>". */
+function Page({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  usePageTitle(t("titles.signIn"));
+  return <Layout>{children}</Layout>;
 }
 
 /** The password sign-in, with the site's login_hint filled in. */
