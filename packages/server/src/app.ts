@@ -9,7 +9,7 @@ import { sweepThrottle } from "./accounts/throttle.ts";
 import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
-import type { Config } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
@@ -20,7 +20,7 @@ import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
-import { ensureSigningKeys, loadSigningKeys } from "./oidc/keys.ts";
+import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
 import { providerSessionEnder } from "./oidc/sessions.ts";
@@ -62,7 +62,11 @@ export async function buildApp(
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
   await ensureSigningKeys(db, config.sessionSecret);
-  const signingKeys = await loadSigningKeys(db, config.sessionSecret);
+  const signingKeys = await loadSigningKeys(db, config.sessionSecret).catch((error: unknown) => {
+    throw error instanceof KeyDecryptionError
+      ? new ConfigError(`Invalid configuration:\n  SESSION_SECRET: ${error.message}`)
+      : error;
+  });
 
   const app = Fastify({
     logger:

@@ -9,7 +9,6 @@ import {
   codeRequest,
   createPerson,
   discover,
-  FinishError,
   type OidcServer,
   readJson,
   SITE_SECRET,

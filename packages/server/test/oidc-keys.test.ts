@@ -82,3 +82,24 @@ describe("the provider's signing keys", () => {
     expect(await states()).toEqual(before);
   });
 });
+
+describe("a start under another SESSION_SECRET", () => {
+  it("stops with a clear message instead of signing with keys it cannot read", async () => {
+    const databaseUrl = `sqlite:${tempDir()}/other.db`;
+    const { db } = openDatabase(databaseUrl);
+    await migrate(db);
+    await ensureSigningKeys(db, SECRET);
+    await db.destroy();
+    const { buildApp } = await import("../src/app.ts");
+    const { loadConfig } = await import("../src/config.ts");
+    const config = loadConfig({
+      NODE_ENV: "test",
+      DATABASE_URL: databaseUrl,
+      SESSION_SECRET: "another-secret-of-enough-length-000000",
+      LOG_LEVEL: "silent",
+    });
+    await expect(buildApp(config, { logger: false })).rejects.toThrow(
+      /SESSION_SECRET: signing key .* cannot be decrypted/u,
+    );
+  });
+});
