@@ -1,5 +1,10 @@
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "./harness.ts";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { startServer, type TestServer, tempDir } from "./harness.ts";
 import { readJson } from "./oidc-harness.ts";
 
 describe("the OpenID Connect provider at /oidc", () => {
@@ -67,5 +72,36 @@ describe("the OpenID Connect provider at /oidc", () => {
     });
     const discovery = await readJson(answer);
     expect(discovery.authorization_endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oidc\/auth$/u);
+  });
+});
+
+describe("the provider's requests in the log", () => {
+  it("are logged as they arrived under /oidc, with the tokens a site puts in the query masked", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const dir = tempDir();
+    const config = loadConfig({
+      NODE_ENV: "test",
+      DATABASE_URL: `sqlite:${join(dir, "log.db")}`,
+      SESSION_SECRET: "test-secret-that-is-long-enough-123456",
+      LOG_LEVEL: "info",
+      WEB_DIST: dir,
+    });
+    const app = await buildApp(config, { logStream: stream });
+    try {
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const { port } = app.server.address() as AddressInfo;
+      await fetch(`http://127.0.0.1:${port}/oidc/session/end?id_token_hint=eyJ.secret.token&client_id=dev-site`);
+    } finally {
+      await app.close();
+    }
+    const logged = lines.join("");
+    expect(logged).toContain("/oidc/session/end?id_token_hint=REDACTED&client_id=dev-site");
+    expect(logged).not.toContain("eyJ.secret.token");
   });
 });
