@@ -234,6 +234,16 @@ describe("openid-client as a relying party of the running provider", () => {
     expect(await oidc.tokenIntrospection(site, tokens.access_token)).toMatchObject({ active: false });
   });
 
+  it("asks for a click at end-session without an id_token_hint, so a link alone signs nobody out", async () => {
+    const { browser } = await signedIn();
+    await siteTokens(browser);
+    const page = await browser.visit(`${server.issuer}/session/end?client_id=site`);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<button type="submit"[^>]*>Sign out<\/button>/u);
+    expect(page.text).not.toContain("<script");
+    expect((await browser.get("/api/session")).status).toBe(200);
+  });
+
   it("refuses a post-logout redirect the client did not register, on our error page", async () => {
     const { browser } = await signedIn();
     const { tokens } = await siteTokens(browser);
