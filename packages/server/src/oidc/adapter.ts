@@ -26,9 +26,10 @@ export function oidcAdapter(db: Db, gatewaySessionOfRequest: GatewaySessionOfReq
         model: this.model,
         id,
         payload: JSON.stringify(payload),
-        uid: typeof payload.uid === "string" ? payload.uid : null,
+        // Only sessions are found by uid, and only device codes by user code (indexes exist for those alone).
+        uid: this.model === "Session" && typeof payload.uid === "string" ? payload.uid : null,
         grantId: typeof payload.grantId === "string" ? payload.grantId : null,
-        userCode: typeof payload.userCode === "string" ? payload.userCode : null,
+        userCode: this.model === "DeviceCode" && typeof payload.userCode === "string" ? payload.userCode : null,
         // Which gateway session a provider session was saved under: signing out there ends it (oidc/sessions.ts).
         gatewaySessionId: this.model === "Session" ? gatewaySessionOfRequest() : null,
         expiresAt: expiresIn ? now + expiresIn * SECOND_MS : null,

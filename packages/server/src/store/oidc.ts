@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { OidcModelRow } from "./schema.ts";
 
@@ -15,20 +16,17 @@ export interface OidcModelWrite {
 
 /** Queries of the OpenID Connect provider's models (one table for every model, keyed by model and id). */
 export const oidcStore = {
+  /**
+   * Written at every token issued, so written as one statement the same on SQLite and PostgreSQL, without the
+   * query builder's work per call (issue #10's refresh-grant target).
+   */
   upsert: async (db: Db, row: OidcModelWrite): Promise<void> => {
-    const values = {
-      payload: row.payload,
-      uid: row.uid,
-      grant_id: row.grantId,
-      user_code: row.userCode,
-      gateway_session_id: row.gatewaySessionId,
-      expires_at: row.expiresAt,
-    };
-    await db
-      .insertInto("oidc_models")
-      .values({ model: row.model, id: row.id, consumed_at: null, ...values })
-      .onConflict((oc) => oc.columns(["model", "id"]).doUpdateSet(values))
-      .execute();
+    await sql`insert into oidc_models (model, id, payload, uid, grant_id, user_code, gateway_session_id, expires_at, consumed_at)
+      values (${row.model}, ${row.id}, ${row.payload}, ${row.uid}, ${row.grantId}, ${row.userCode}, ${row.gatewaySessionId}, ${row.expiresAt}, null)
+      on conflict (model, id) do update set payload = excluded.payload, uid = excluded.uid, grant_id = excluded.grant_id,
+        user_code = excluded.user_code, gateway_session_id = excluded.gateway_session_id, expires_at = excluded.expires_at`.execute(
+      db,
+    );
   },
 
   /** A live row (not past its expiry) by id, or by one of the columns the provider looks models up by. */

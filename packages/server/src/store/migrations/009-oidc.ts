@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 
 /**
  * The OpenID Connect provider's state (issue #10 §2): every model of `oidc-provider` (sessions, interactions,
@@ -21,10 +21,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("consumed_at", "bigint")
     .addPrimaryKeyConstraint("oidc_models_pk", ["model", "id"])
     .execute();
-  await db.schema.createIndex("oidc_models_uid").on("oidc_models").columns(["model", "uid"]).execute();
+  // Partial indexes: only sessions have a uid and a gateway session, only device codes a user code; tokens are
+  // written at every refresh, so they maintain no index they are never looked up by.
+  await db.schema
+    .createIndex("oidc_models_uid")
+    .on("oidc_models")
+    .columns(["model", "uid"])
+    .where(sql.ref("uid"), "is not", null)
+    .execute();
   await db.schema.createIndex("oidc_models_grant_id").on("oidc_models").column("grant_id").execute();
-  await db.schema.createIndex("oidc_models_user_code").on("oidc_models").columns(["model", "user_code"]).execute();
-  await db.schema.createIndex("oidc_models_gateway_session").on("oidc_models").column("gateway_session_id").execute();
+  await db.schema
+    .createIndex("oidc_models_user_code")
+    .on("oidc_models")
+    .columns(["model", "user_code"])
+    .where(sql.ref("user_code"), "is not", null)
+    .execute();
+  await db.schema
+    .createIndex("oidc_models_gateway_session")
+    .on("oidc_models")
+    .column("gateway_session_id")
+    .where(sql.ref("gateway_session_id"), "is not", null)
+    .execute();
   await db.schema.createIndex("oidc_models_expires_at").on("oidc_models").column("expires_at").execute();
 
   await db.schema
