@@ -234,6 +234,20 @@ describe("openid-client as a relying party of the running provider", () => {
     expect(await oidc.tokenIntrospection(site, tokens.access_token)).toMatchObject({ active: false });
   });
 
+  it("signs nobody out of the gateway through end-session when they were not signed in to the provider", async () => {
+    const { browser } = await signedIn();
+    const page = await browser.visit(`${server.issuer}/session/end`);
+    const xsrf = /name="xsrf" value="([^"]+)"/u.exec(page.text)?.[1] ?? "";
+    const confirmed = await browser.request(
+      "POST",
+      "/oidc/session/end/confirm",
+      new URLSearchParams({ xsrf, logout: "yes" }).toString(),
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    expect(confirmed.status).toBe(303);
+    expect((await browser.get("/api/session")).status).toBe(200);
+  });
+
   it("asks for a click at end-session without an id_token_hint, so a link alone signs nobody out", async () => {
     const { browser } = await signedIn();
     await siteTokens(browser);
@@ -242,6 +256,22 @@ describe("openid-client as a relying party of the running provider", () => {
     expect(page.text).toMatch(/<button type="submit"[^>]*>Sign out<\/button>/u);
     expect(page.text).not.toContain("<script");
     expect((await browser.get("/api/session")).status).toBe(200);
+  });
+
+  it("ends a desktop app's sign-out without a post-logout address on the ULA sign-out page", async () => {
+    const { browser } = await signedIn();
+    await siteTokens(browser);
+    const page = await browser.visit(`${server.issuer}/session/end?client_id=enscape`);
+    const xsrf = /name="xsrf" value="([^"]+)"/u.exec(page.text)?.[1] ?? "";
+    const confirmed = await browser.request(
+      "POST",
+      "/oidc/session/end/confirm",
+      new URLSearchParams({ xsrf, logout: "yes" }).toString(),
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get("location")).toBe("/ula-logout-success");
+    expect((await browser.get("/api/session")).status).toBe(204);
   });
 
   it("refuses a post-logout redirect the client did not register, on our error page", async () => {

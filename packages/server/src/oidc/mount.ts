@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifyMiddie from "@fastify/middie";
+import { ROUTES } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
@@ -41,11 +42,30 @@ function signOutOfGateway(db: Db, config: Config, endProviderSessions: EndProvid
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     await next();
     if (ctx.oidc?.route !== "end_session_confirm" || ctx.status !== 303 || !ctx.oidc.params?.logout) return;
+    // Only a confirmation of our end-session page (shown when a person was signed in to the provider): without a
+    // provider session the library submits its form by itself, and a link alone must sign nobody out.
+    if (!ctx.oidc.session?.accountId) return;
     const token = ctx.cookies.get(cookie);
     const id = gatewaySessionIdOf(token);
     if (!token || !id) return;
     await closeSession(db, token);
     await endProviderSessions([id]);
+  };
+}
+
+/**
+ * A desktop app's sign-out without a post-logout address ends on the ULA sign-out page (issue #10 §4). The
+ * provider forwards the client to its success page only when the person left that client alone; ours always
+ * signs out of everything (`logout=yes`), so the client is read here, where the confirmation still knows it.
+ */
+function nativeLogoutLanding() {
+  const success = `${OIDC_MOUNT}/session/end/success`;
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== "end_session_confirm" || ctx.status !== 303) return;
+    const location = URL.parse(ctx.response.get("location"), "http://any");
+    if (location?.pathname !== success || ctx.oidc.client?.applicationType !== "native") return;
+    ctx.redirect(ROUTES.ULA_LOGOUT_SUCCESS.path);
   };
 }
 
@@ -62,6 +82,7 @@ export async function mountProvider(
   const { provider, db, config, endProviderSessions } = options;
   provider.use(securityHeaders(config.publicUrl.protocol === "https:"));
   provider.use(signOutOfGateway(db, config, endProviderSessions));
+  provider.use(nativeLogoutLanding());
   const callback = provider.callback();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     // Koa's `proxy` believes X-Forwarded-* from anyone; Fastify's trustProxy rule decides instead (TRUST_PROXY).
