@@ -104,7 +104,7 @@ describe("openid-client as a relying party of the running provider", () => {
         typ: "at+jwt",
       });
       expect(payload).toMatchObject({ sub: person.id, client_id: "enscape", scope: "api" });
-      expect(protectedHeader.alg).toBe("RS256");
+      expect(protectedHeader.alg).toBe("ES256");
     } finally {
       await listener.close();
     }

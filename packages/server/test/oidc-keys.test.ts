@@ -26,10 +26,12 @@ describe("the provider's signing keys", () => {
   const states = async () =>
     Object.fromEntries((await oidcKeysStore.all(db)).map((row) => [row.kid, row.state])) as Record<string, string>;
 
-  it("are made at first start (one signing, one waiting) and only then", async () => {
+  it("are made at first start (signing and waiting, an RS256 and an ES256 key each) and only then", async () => {
     await ensureSigningKeys(db, SECRET);
     await ensureSigningKeys(db, SECRET);
-    expect(Object.values(await states()).sort()).toEqual(["current", "next"]);
+    expect(Object.values(await states()).sort()).toEqual(["current", "current", "next", "next"]);
+    const algs = (await oidcKeysStore.all(db)).map((row) => `${row.state} ${JSON.parse(row.public_jwk).alg}`);
+    expect(algs.sort()).toEqual(["current ES256", "current RS256", "next ES256", "next RS256"]);
   });
 
   it("keep their private parts encrypted at rest, bound to their kid", async () => {
@@ -51,25 +53,33 @@ describe("the provider's signing keys", () => {
     expect(openJwk(keyEncryptionKey(SECRET), "k", sealed)).toEqual({ d: "secret" });
   });
 
-  it("rotate with the admin command: next signs, current is kept to verify, previous goes, a new key waits", async () => {
+  it("rotate with the admin command: next signs, current is kept to verify, previous goes, new keys wait", async () => {
     const before = await states();
-    const current = Object.keys(before).find((kid) => before[kid] === "current");
-    const next = Object.keys(before).find((kid) => before[kid] === "next");
+    const kidsIn = (all: Record<string, string>, state: string) => Object.keys(all).filter((kid) => all[kid] === state);
+    const current = kidsIn(before, "current");
+    const next = kidsIn(before, "next");
     const first = await runAdmin(["keys:rotate"], env);
-    expect(first).toMatchObject({ code: 0, out: expect.stringContaining(`signing key is now ${next}`) });
+    expect(first).toMatchObject({ code: 0, out: expect.stringContaining("signing keys are now") });
     const after = await states();
-    expect(after[next ?? ""]).toBe("current");
-    expect(after[current ?? ""]).toBe("previous");
-    expect(Object.values(after).sort()).toEqual(["current", "next", "previous"]);
-    // The provider signs with the first key: the current one; the others are published to verify.
+    expect(kidsIn(after, "current").sort()).toEqual([...next].sort());
+    expect(kidsIn(after, "previous").sort()).toEqual([...current].sort());
+    expect(Object.values(after).sort()).toEqual(["current", "current", "next", "next", "previous", "previous"]);
+    // The provider signs with the first key of each algorithm: the current ones; the others are published to verify.
     const keys = await loadSigningKeys(db, SECRET);
-    expect(keys.map((key) => after[key.kid ?? ""])).toEqual(["current", "next", "previous"]);
+    expect(keys.map((key) => after[key.kid ?? ""])).toEqual([
+      "current",
+      "current",
+      "next",
+      "next",
+      "previous",
+      "previous",
+    ]);
 
     await runAdmin(["keys:rotate"], env);
     const third = await states();
-    expect(third[current ?? ""]).toBeUndefined(); // dropped after two rotations
-    expect(third[next ?? ""]).toBe("previous");
-    expect(Object.values(third).sort()).toEqual(["current", "next", "previous"]);
+    for (const kid of current) expect(third[kid]).toBeUndefined(); // dropped after two rotations
+    for (const kid of next) expect(third[kid]).toBe("previous");
+    expect(Object.values(third).sort()).toEqual(["current", "current", "next", "next", "previous", "previous"]);
   });
 
   it("refuse to rotate under another SESSION_SECRET, leaving the keys as they were", async () => {

@@ -156,7 +156,7 @@ const COMMANDS: Record<string, Command> = {
   "keys:rotate": async (db, _flags, config) => {
     const { signing, next, dropped } = await rotateSigningKeys(db, config.sessionSecret);
     return [
-      `signing key is now ${signing}; ${next} waits to sign at the next rotation`,
+      `signing keys are now ${signing.join(", ")}; ${next.join(", ")} wait to sign at the next rotation`,
       dropped.length > 0 ? `dropped ${dropped.join(", ")}` : "no key dropped",
       "restart every node: until then each keeps signing with its key, which every node still publishes",
     ].join("\n");

@@ -6,8 +6,13 @@ import type { OidcKeyRow, OidcKeyState } from "../store/schema.ts";
 
 const generate = promisify(generateKeyPair);
 
-/** RS256: every OpenID Connect relying party must accept it (OIDC Core §15.1), so it signs ID and access tokens. */
-export const SIGNING_ALG = "RS256";
+/** RS256 signs ID tokens: every OpenID Connect relying party must accept it (OIDC Core §15.1). */
+export const ID_TOKEN_ALG = "RS256";
+/**
+ * ES256 signs the API's access tokens (RFC 9068 leaves the algorithm to the server; every JWT library verifies
+ * it): a tenth of an RSA signature's cost on the refresh path (docs/decisions.md "Refresh-grant throughput").
+ */
+export const ACCESS_TOKEN_ALG = "ES256";
 /** NIST SP 800-57: 2048-bit RSA holds to 2030; a rotation replaces it long before. */
 const RSA_BITS = 2048;
 const KEY_BYTES = 32;
@@ -52,10 +57,19 @@ export function openJwk(kek: Buffer, kid: string, sealed: string): PrivateJwk {
   }
 }
 
-async function newKeyRow(kek: Buffer, state: OidcKeyState, now: number): Promise<OidcKeyRow> {
-  const { privateKey, publicKey } = await generate("rsa", { modulusLength: RSA_BITS });
+/** One key of a state: an RSA key for RS256 or a P-256 key for ES256, its private part sealed. */
+async function newKeyRow(
+  kek: Buffer,
+  state: OidcKeyState,
+  alg: typeof ID_TOKEN_ALG | typeof ACCESS_TOKEN_ALG,
+  now: number,
+) {
+  const { privateKey, publicKey } =
+    alg === ID_TOKEN_ALG
+      ? await generate("rsa", { modulusLength: RSA_BITS })
+      : await generate("ec", { namedCurve: "P-256" });
   const kid = randomBytes(16).toString("base64url");
-  const common = { kid, alg: SIGNING_ALG, use: "sig" };
+  const common = { kid, alg, use: "sig" };
   const publicJwk = { ...publicKey.export({ format: "jwk" }), ...common };
   const privateJwk = { ...privateKey.export({ format: "jwk" }), ...common } as PrivateJwk;
   return {
@@ -65,7 +79,12 @@ async function newKeyRow(kek: Buffer, state: OidcKeyState, now: number): Promise
     private_jwk: sealJwk(kek, kid, privateJwk),
     created_at: now,
     updated_at: now,
-  };
+  } satisfies OidcKeyRow;
+}
+
+/** A state's keys: one for each algorithm the provider signs with. */
+function newKeyRows(kek: Buffer, state: OidcKeyState, now: number): Promise<OidcKeyRow[]> {
+  return Promise.all([newKeyRow(kek, state, ID_TOKEN_ALG, now), newKeyRow(kek, state, ACCESS_TOKEN_ALG, now)]);
 }
 
 /** The states every rotation keeps filled: one key waiting, one signing. */
@@ -79,7 +98,8 @@ export async function ensureSigningKeys(db: Db, sessionSecret: string, now = Dat
   const kek = keyEncryptionKey(sessionSecret);
   const present = new Set((await oidcKeysStore.all(db)).map((row) => row.state));
   for (const state of REQUIRED_STATES) {
-    if (!present.has(state)) await oidcKeysStore.insert(db, await newKeyRow(kek, state, now));
+    if (present.has(state)) continue;
+    for (const row of await newKeyRows(kek, state, now)) await oidcKeysStore.insert(db, row);
   }
 }
 
@@ -94,35 +114,34 @@ export async function rotateSigningKeys(
   db: Db,
   sessionSecret: string,
   now = Date.now(),
-): Promise<{ signing: string; next: string; dropped: string[] }> {
+): Promise<{ signing: string[]; next: string[]; dropped: string[] }> {
   const kek = keyEncryptionKey(sessionSecret);
-  const fresh = await newKeyRow(kek, "next", now);
+  const fresh = await newKeyRows(kek, "next", now);
   return db.transaction().execute(async (trx) => {
     const rows = await oidcKeysStore.all(trx);
     for (const row of rows) openJwk(kek, row.kid, row.private_jwk); // refuse to rotate under the wrong secret
-    const dropped = rows.filter((row) => row.state === "previous").map((row) => row.kid);
+    const inState = (state: OidcKeyState) => rows.filter((row) => row.state === state).map((row) => row.kid);
+    const dropped = inState("previous");
     for (const kid of dropped) await oidcKeysStore.delete(trx, kid);
-    for (const row of rows.filter((r) => r.state === "current")) {
-      await oidcKeysStore.setState(trx, row.kid, "previous", now);
+    for (const kid of inState("current")) await oidcKeysStore.setState(trx, kid, "previous", now);
+    let signing = inState("next");
+    if (signing.length === 0) {
+      // Nothing was waiting (a database from before keys were made in pairs): a new pair signs at once.
+      const made = await newKeyRows(kek, "current", now);
+      for (const row of made) await oidcKeysStore.insert(trx, row);
+      signing = made.map((row) => row.kid);
     }
-    const waiting = rows.filter((row) => row.state === "next");
-    const promoted = waiting.at(-1) ?? (await insertAndReturn(trx, await newKeyRow(kek, "current", now)));
-    await oidcKeysStore.setState(trx, promoted.kid, "current", now);
-    await oidcKeysStore.insert(trx, fresh);
-    return { signing: promoted.kid, next: fresh.kid, dropped };
+    for (const kid of signing) await oidcKeysStore.setState(trx, kid, "current", now);
+    for (const row of fresh) await oidcKeysStore.insert(trx, row);
+    return { signing, next: fresh.map((row) => row.kid), dropped };
   });
-}
-
-async function insertAndReturn(db: Db, row: OidcKeyRow): Promise<OidcKeyRow> {
-  await oidcKeysStore.insert(db, row);
-  return row;
 }
 
 const STATE_ORDER: Record<OidcKeyState, number> = { current: 0, next: 1, previous: 2 };
 
 /**
- * The provider's key set: the signing key first (the provider signs with the first key of an algorithm), the
- * newest current one if several; then the waiting and the previous keys, published for verification only.
+ * The provider's key set: the signing keys first (the provider signs with the first key of an algorithm), the
+ * newest current ones if several; then the waiting and the previous keys, published for verification only.
  */
 export async function loadSigningKeys(db: Db, sessionSecret: string): Promise<PrivateJwk[]> {
   const kek = keyEncryptionKey(sessionSecret);

@@ -9,7 +9,7 @@ import { oidcAdapter } from "./adapter.ts";
 import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { OIDC_SCOPES } from "./interaction.ts";
-import { type PrivateJwk, SIGNING_ALG } from "./keys.ts";
+import { ACCESS_TOKEN_ALG, type PrivateJwk } from "./keys.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
 import { interactionsPolicy } from "./policy.ts";
 
@@ -112,9 +112,9 @@ export function buildProvider(options: {
             scope: OIDC_API_SCOPE,
             audience: OIDC_API_RESOURCE,
             accessTokenTTL: OIDC_TTL_S.accessToken,
-            // RFC 9068: a JWT the brand's API verifies with the JWKS alone.
+            // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
             accessTokenFormat: "jwt",
-            jwt: { sign: { alg: SIGNING_ALG } },
+            jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
           };
         },
       },
