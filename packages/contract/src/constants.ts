@@ -98,6 +98,34 @@ export const SESSION_IDLE_MS = 2 * HOUR;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR;
 
 /**
+ * Lifetimes of what the OpenID Connect provider issues, in seconds as the protocol counts them (issue #10 §2;
+ * README "OpenID Connect provider"). Access and ID tokens are short because a JWT access token cannot be called
+ * back; a code is used within seconds (RFC 9700 §4.5 asks for a short life); a refresh token of a desktop app
+ * rotates at every use and lives at most as long as a gateway session when it is bound to one. The provider's
+ * session and grant never outlive a gateway session (SESSION_ABSOLUTE_MS).
+ */
+export const OIDC_TTL_S = {
+  accessToken: HOUR / SECOND,
+  idToken: HOUR / SECOND,
+  authorizationCode: MINUTE / SECOND,
+  /** A sign-in on our screens may take a while (a forgotten password, a second tab). */
+  interaction: HOUR / SECOND,
+  refreshToken: (30 * DAY) / SECOND,
+  session: SESSION_ABSOLUTE_MS / SECOND,
+  grant: (30 * DAY) / SECOND,
+} as const;
+/**
+ * The brands' API as a resource server (RFC 8707): an access token asked for it is a JWT (RFC 9068) with this
+ * audience, which the API verifies with the provider's JWKS alone; the scope names access to it.
+ */
+export const OIDC_API_RESOURCE = "urn:gatehouse:api";
+export const OIDC_API_SCOPE = "api";
+/** A back-channel logout token is valid this long (OIDC Back-Channel Logout 1.0 §2.4: a short time). */
+export const OIDC_LOGOUT_TOKEN_TTL_S = (2 * MINUTE) / SECOND;
+/** How long the gateway waits for a client's back-channel logout endpoint before giving up on it. */
+export const OIDC_BACKCHANNEL_TIMEOUT_MS = 5 * SECOND;
+
+/**
  * Sign-in throttling (ASVS 6.3.1 / 6.1.1): each allowance — the one every unknown browser of an account
  * shares, and each trusted browser's own (device cookie) — refuses passwords for LOCKOUT_WINDOW_MS after
  * LOCKOUT_THRESHOLD consecutive wrong ones; attempts during a block do not extend it (docs/decisions.md).

@@ -31,6 +31,10 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** Our addition (issue #10): the account owes a step (password change, profile) before any site may receive it. */
+  sign_in_step_required: 403,
+  /** Our addition: a site's sign-in needs the person's agreement to what it receives. */
+  consent_required: 403,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,
@@ -81,6 +85,8 @@ export const ERROR_PAGE_CODES = [
   "social_user_disabled",
   "legacy_token_error",
   "legacy_invalid_authentication",
+  /** Our addition: the OpenID Connect provider refused a site's or app's sign-in request (issue #10 §2). */
+  "service_request_invalid",
 ] as const;
 export type ErrorPageCode = (typeof ERROR_PAGE_CODES)[number];
 

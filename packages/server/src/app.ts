@@ -9,7 +9,7 @@ import { sweepThrottle } from "./accounts/throttle.ts";
 import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
-import type { Config } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
@@ -20,6 +20,10 @@ import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
+import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
+import { mountProvider } from "./oidc/mount.ts";
+import { buildProvider } from "./oidc/provider.ts";
+import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -27,12 +31,14 @@ import { loginRoutes } from "./routes/login.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
 
@@ -54,6 +60,13 @@ export async function buildApp(
   const { db, kind } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
+  // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
+  await ensureSigningKeys(db, config.sessionSecret);
+  const signingKeys = await loadSigningKeys(db, config.sessionSecret).catch((error: unknown) => {
+    throw error instanceof KeyDecryptionError
+      ? new ConfigError(`Invalid configuration:\n  SESSION_SECRET: ${error.message}`)
+      : error;
+  });
 
   const app = Fastify({
     logger:
@@ -89,6 +102,7 @@ export async function buildApp(
   });
   await app.register(sessionPlugin, { config, db });
 
+  const provider = buildProvider({ config, db, keys: signingKeys, log: app.log });
   const services: Services = {
     config,
     db,
@@ -102,6 +116,7 @@ export async function buildApp(
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
       config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
+    oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, app.log) },
   };
   app.decorate("services", services);
 
@@ -109,10 +124,16 @@ export async function buildApp(
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { db, corporateDomains: config.brands.corporateDomains });
+  // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, a new
+  // sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them end too,
+  // with their back-channel logouts.
+  app.onSessionsEnded(async ({ sessionIds }) => void (await services.oidc.endProviderSessions(sessionIds)));
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
+  await app.register(serviceLoginRoutes, { services });
+  await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
     app.get<{ Params: { id: string } }>("/api/test/captcha/:id", async (request) => ({
@@ -135,6 +156,7 @@ export async function buildApp(
       captchasStore.deleteStale(db, now),
       rateLimitsStore.deleteStale(db, now),
       outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
+      oidcStore.deleteExpired(db, now),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import proxyAddr from "@fastify/proxy-addr";
 import { BRAND_IDS, type BrandId, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { z } from "zod";
+import { type ProviderClient, readClients } from "./oidc/clients.ts";
 
 const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -68,6 +69,8 @@ export interface Config {
   sessionSecret: string;
   brands: BrandsFile;
   brandsFile: string;
+  /** The OpenID Connect clients of CLIENTS_FILE, validated, with our defaults filled in. */
+  clients: ProviderClient[];
   /** Where each brand's mailed links open (see `brandOrigins`): an origin such as https://login.cloud.example. */
   brandOrigins: Readonly<Record<BrandId, string>>;
   /** GATEWAY_URL without its trailing slash, when the web app is to call a gateway on another origin. */
@@ -110,6 +113,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET ?? devSecret(production, e.DATABASE_URL),
     brands,
     brandsFile: e.BRANDS_FILE,
+    clients: readClients(
+      e.CLIENTS_FILE,
+      { defaultBrand: brands.defaultBrand, production },
+      (message) => new ConfigError(message),
+    ),
     brandOrigins: brandOrigins(brands, publicUrl),
     gatewayUrl: e.GATEWAY_URL?.replace(/\/+$/u, ""),
     countryHeader: e.COUNTRY_HEADER,

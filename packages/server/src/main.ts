@@ -52,4 +52,9 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+// A problem found while starting (signing keys stored under another SESSION_SECRET) is a message, not a stack.
+await main().catch((error: unknown) => {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+});

@@ -1,7 +1,9 @@
+import type Provider from "oidc-provider";
 import type { RemoteBotCheck } from "./captcha/human.ts";
 import type { ProofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import type { MailWorker } from "./mail/worker.ts";
+import type { EndProviderSessions } from "./oidc/sessions.ts";
 import type { Db } from "./store/db.ts";
 
 /** What routes are handed: configuration, the database and the long-lived helpers built once at start. */
@@ -11,4 +13,6 @@ export interface Services {
   mail: MailWorker;
   proofOfWork: ProofOfWork;
   remoteBotCheck: RemoteBotCheck | undefined;
+  /** The OpenID Connect provider, and what ends its sessions when gateway sessions end (issue #10 §2). */
+  oidc: { provider: Provider; endProviderSessions: EndProviderSessions };
 }

@@ -1,9 +1,11 @@
 import { z } from "zod/mini";
 import { defineEndpoint } from "./endpoint.ts";
 import * as s from "./schemas.ts";
+import * as serviceLogin from "./service-login.ts";
 
 export * from "./endpoint.ts";
 export * from "./schemas.ts";
+export * from "./service-login.ts";
 
 /** Every gateway call of spec §7, relative to the gateway base `/api`. */
 export const api = {
@@ -215,6 +217,35 @@ export const api = {
     session: "required",
   }),
   legacyToken: defineEndpoint({ method: "GET", path: "/legacy_token", answer: s.Empty, statuses: [302, 400, 401] }),
+  /**
+   * Our addition (issue #10 §2): the sign-in a site or app asked the OpenID Connect provider for, read from the
+   * provider's interaction cookie: who asks, in which brand, and whether the gateway session can finish it.
+   */
+  serviceLogin: defineEndpoint({
+    method: "GET",
+    path: "/service_login",
+    answer: serviceLogin.ServiceLoginAnswer,
+    statuses: [200, 404],
+  }),
+  /**
+   * Our addition: finishes that sign-in with the gateway session (after the person signed in, and agreed when
+   * asked) and answers where the browser goes on. 401 until signed in as the site requires; 403 while the
+   * account owes a step or the person has not agreed; 404 when the sign-in is gone (expired, already finished).
+   */
+  serviceLoginFinish: defineEndpoint({
+    method: "POST",
+    path: "/service_login/finish",
+    body: serviceLogin.ServiceLoginFinishBody,
+    answer: serviceLogin.ServiceLoginFinishAnswer,
+    statuses: [200, 400, 401, 403, 404],
+  }),
+  /** Our addition: the person declines; the site is told `access_denied`. */
+  serviceLoginAbort: defineEndpoint({
+    method: "POST",
+    path: "/service_login/abort",
+    answer: serviceLogin.ServiceLoginFinishAnswer,
+    statuses: [200, 404],
+  }),
 } as const;
 
 export type ApiName = keyof typeof api;

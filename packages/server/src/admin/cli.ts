@@ -23,6 +23,7 @@ import {
 import { audit } from "../audit/audit.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { mailSite } from "../mail/links.ts";
+import { KeyDecryptionError, rotateSigningKeys } from "../oidc/keys.ts";
 import { auditStore } from "../store/audit.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
@@ -41,6 +42,8 @@ Commands:
   user:delete  --email E
   mail:list    [--email E]   the dev mailbox: queued and sent mail, newest first, with its link
   audit        [--email E]   the security events, newest first
+  keys:rotate                rotate the OpenID Connect signing keys: the waiting key starts signing, the
+                             signing one is kept to verify what it signed, a new key waits; restart every node
 
 Works on the database named by DATABASE_URL (default sqlite:./data/gatehouse.db).`;
 
@@ -149,6 +152,15 @@ const COMMANDS: Record<string, Command> = {
     await deleteUser(db, user);
     return `deleted ${user.email}`;
   },
+  // Signing keys (docs/decisions.md "Signing keys"): run it with the service's DATABASE_URL and SESSION_SECRET.
+  "keys:rotate": async (db, _flags, config) => {
+    const { signing, next, dropped } = await rotateSigningKeys(db, config.sessionSecret);
+    return [
+      `signing keys are now ${signing.join(", ")}; ${next.join(", ")} wait to sign at the next rotation`,
+      dropped.length > 0 ? `dropped ${dropped.join(", ")}` : "no key dropped",
+      "restart every node: until then each keeps signing with its key, which every node still publishes",
+    ].join("\n");
+  },
 };
 
 /** Runs one admin command; returns the exit code. Exported for tests. */
@@ -199,7 +211,12 @@ export async function runAdmin(
     }
     return { code: 0, out };
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof UserExistsError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof UserExistsError ||
+      error instanceof KeyDecryptionError
+    ) {
       return { code: 1, out: error.message };
     }
     if (error instanceof ZodError) {

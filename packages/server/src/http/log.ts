@@ -1,7 +1,10 @@
 import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 
-/** Query parameters that carry a secret: mailed codes, and the tokens of the sign-in flows. */
-const SECRET_PARAMS = new Set(["code", "access_token", "id_token", "token"]);
+/**
+ * Query parameters that carry a secret: mailed codes, and the tokens of the sign-in flows — the provider's too:
+ * the ID token a site hands back at end-session, and a signed request object (issue #10 §2).
+ */
+const SECRET_PARAMS = new Set(["code", "access_token", "id_token", "token", "id_token_hint", "request"]);
 const MASK = "REDACTED";
 
 /**
@@ -21,7 +24,8 @@ export function redactUrl(url: string): string {
 export function serializeRequest(request: FastifyRequest) {
   return {
     method: request.method,
-    url: redactUrl(request.url),
+    // The URL as it arrived: the provider's mount strips its /oidc prefix from request.url.
+    url: redactUrl(request.originalUrl),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
@@ -36,7 +40,7 @@ export class CompactRequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = `${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${reply.elapsedTime.toFixed(0)} ms`;
+    const line = `${request.method} ${redactUrl(request.originalUrl)} ${reply.statusCode} ${reply.elapsedTime.toFixed(0)} ms`;
     if (error) request.log.error({ err: error }, line);
     else request.log.info(line);
   }

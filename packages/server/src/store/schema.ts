@@ -142,6 +142,31 @@ export interface AuditTable {
   detail: string | null;
 }
 
+/** One model of the OpenID Connect provider (its adapter's row, store/oidc.ts). */
+export interface OidcModelsTable {
+  model: string;
+  id: string;
+  payload: string;
+  uid: string | null;
+  grant_id: string | null;
+  user_code: string | null;
+  gateway_session_id: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export type OidcKeyState = "next" | "current" | "previous";
+
+/** The provider's signing keys (oidc/keys.ts): private parts encrypted at rest. */
+export interface OidcKeysTable {
+  kid: string;
+  state: OidcKeyState;
+  public_jwk: string;
+  private_jwk: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -154,9 +179,13 @@ export interface Database {
   spent_tokens: SpentTokensTable;
   audit: AuditTable;
   rate_limits: RateLimitsTable;
+  oidc_models: OidcModelsTable;
+  oidc_keys: OidcKeysTable;
 }
 
 export type AuditRow = Selectable<AuditTable>;
+export type OidcModelRow = Selectable<OidcModelsTable>;
+export type OidcKeyRow = Selectable<OidcKeysTable>;
 
 export type CodeRow = Selectable<CodesTable>;
 export type OutboxRow = Selectable<OutboxTable>;

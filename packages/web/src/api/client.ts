@@ -12,7 +12,7 @@ import { ApiError, NetworkError, ServerError, UnexpectedAnswerError } from "./er
  * 403 answers that are a screen's business (spec §8 "not active", disabled): thrown to the caller. Any other
  * 403 means the session or its CSRF token went stale, and the page reloads to get fresh ones.
  */
-const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled"]);
+const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled", "sign_in_step_required", "consent_required"]);
 
 export interface ApiClientOptions {
   baseUrl: string;

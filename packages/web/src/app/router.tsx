@@ -17,6 +17,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/password/{Recover,Reset,Setup,Change}.tsx",
   "../screens/profile/{EditProfile,DeleteAccount}.tsx",
   "../screens/{desktop/DesktopApp,popup/Close}.tsx",
+  "../screens/service/ServiceLogin.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

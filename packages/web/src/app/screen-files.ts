@@ -10,6 +10,7 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   LOGIN: "login/Login",
   LOGIN_SUCCESS: "login/LoginSuccess",
   LOGOUT: "login/Logout",
+  SERVICE_LOGIN: "service/ServiceLogin",
   ERROR: "system/ErrorPage",
   REGISTER: "register/Register",
   REGISTER_COMPLETE: "register/RegisterComplete",

@@ -7,6 +7,7 @@ import * as rateLimits from "./005-rate-limits.ts";
 import * as attemptCounters from "./006-attempt-counters.ts";
 import * as supersededCodes from "./007-superseded-codes.ts";
 import * as authenticationCore from "./008-authentication-core.ts";
+import * as oidc from "./009-oidc.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "006-attempt-counters": attemptCounters,
   "007-superseded-codes": supersededCodes,
   "008-authentication-core": authenticationCore,
+  "009-oidc": oidc,
 };
 
 export const migrationProvider: MigrationProvider = {

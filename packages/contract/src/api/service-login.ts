@@ -1,0 +1,41 @@
+import { z } from "zod/mini";
+import { BRAND_IDS } from "../brands.ts";
+
+/**
+ * What a site or app may ask to receive (the provider's scopes), in the order the consent screen lists them.
+ * `openid` is the sign-in itself and is never asked about.
+ */
+export const CONSENT_SCOPES = ["email", "profile", "offline_access", "api"] as const;
+export type ConsentScope = (typeof CONSENT_SCOPES)[number];
+
+/** Our addition (issue #10 §2): the sign-in a site or app asked the provider for, as SERVICE_LOGIN shows it. */
+export const ServiceLoginAnswer = z.object({
+  client: z.object({
+    id: z.string(),
+    /** The client's name from the clients file, or its brand's name. */
+    name: z.string(),
+    /** The theme the screen shows: the client's brand. */
+    brand: z.enum(BRAND_IDS),
+    /** A desktop app (its pages after sign-in and sign-out are the ULA ones). */
+    native: z.boolean(),
+  }),
+  /** The address the site suggests (login_hint), to fill in the form. */
+  loginHint: z.optional(z.string()),
+  /**
+   * The person must sign in with their password first: no gateway session, or one the site does not accept
+   * (prompt=login asks for a fresh sign-in; max_age for one recent enough).
+   */
+  signInRequired: z.boolean(),
+  /** A step the signed-in person owes before any site may receive them (spec §4 required updates). */
+  owedStep: z.optional(z.enum(["password", "profile"])),
+  /** What the site asks to receive, when the person must agree to it (only clients that are not the vendor's own). */
+  consent: z.array(z.enum(CONSENT_SCOPES)),
+});
+
+export const ServiceLoginFinishBody = z.object({
+  /** The person agreed to what `consent` listed (ignored when nothing was asked). */
+  consent: z._default(z.boolean(), false),
+});
+
+/** Where the browser goes on: back to the provider, which sends it to the site. */
+export const ServiceLoginFinishAnswer = z.object({ redirect_to: z.string() });

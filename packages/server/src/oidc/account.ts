@@ -1,0 +1,36 @@
+import type { Account, FindAccount } from "oidc-provider";
+import type { Db } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+import { usersStore } from "../store/users.ts";
+
+/** Which claims each scope releases (OIDC Core §5.4, the subset an account of ours has). */
+export const OIDC_CLAIMS = {
+  openid: ["sub"],
+  email: ["email", "email_verified"],
+  profile: ["name", "given_name", "family_name", "locale"],
+} as const;
+
+/** Only an active account is anyone's subject: a disabled or pending one has no claims and no userinfo. */
+export function accountFinder(db: Db): FindAccount {
+  return async (_ctx, sub) => {
+    const user = await usersStore.findById(db, sub);
+    if (user?.status !== "active") return undefined;
+    return accountOf(user);
+  };
+}
+
+function accountOf(user: UserRow): Account {
+  return {
+    accountId: user.id,
+    claims: () => ({
+      sub: user.id,
+      email: user.email,
+      // An active account has proven its address: activation is by a mailed code (issue #3).
+      email_verified: true,
+      name: `${user.first_name} ${user.last_name}`.trim() || undefined,
+      given_name: user.first_name || undefined,
+      family_name: user.last_name || undefined,
+      locale: user.language,
+    }),
+  };
+}

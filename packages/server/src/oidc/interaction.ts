@@ -1,0 +1,181 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  BRANDS,
+  CONSENT_SCOPES,
+  type ConsentScope,
+  isBrandId,
+  OIDC_API_RESOURCE,
+  OIDC_API_SCOPE,
+} from "@gatehouse/contract";
+import type Provider from "oidc-provider";
+import type { Db } from "../store/db.ts";
+import { type GatewaySession, readGatewaySessionForProvider } from "./gateway-session.ts";
+
+const SECOND_MS = 1000;
+/** The OpenID Connect scopes a grant may hold (provider.ts declares the same to the provider). */
+export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile"] as const;
+
+type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+/** Why a sign-in cannot be finished yet; the route answers each with its error code. */
+export type FinishRefusal = "gone" | "sign_in_required" | "step_required" | "consent_required";
+
+export class InteractionRefusal extends Error {
+  readonly refusal: FinishRefusal;
+  constructor(refusal: FinishRefusal) {
+    super(refusal);
+    this.refusal = refusal;
+  }
+}
+
+/** The raw request and answer, which the provider reads its interaction cookie from. */
+export interface RawExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The gateway session cookie's token, if any. */
+  gatewayToken: string | undefined;
+}
+
+/** The interaction behind the browser's cookie; a lost or expired one is "gone". */
+async function interactionOf(provider: Provider, exchange: RawExchange): Promise<Interaction> {
+  try {
+    return await provider.interactionDetails(exchange.req, exchange.res);
+  } catch {
+    throw new InteractionRefusal("gone");
+  }
+}
+
+/**
+ * Whether the gateway session satisfies what the site asked (OIDC Core §3.1.2.1): `prompt=login` wants a sign-in
+ * made for this request, `max_age` one no older than that many seconds — or made for this request. "For this
+ * request" is after the provider created the interaction, counted in whole seconds as auth_time is.
+ */
+export function sessionSatisfies(interaction: Interaction, gateway: GatewaySession, now = Date.now()): boolean {
+  const forThisRequest = Math.floor(gateway.signedInAt / SECOND_MS) > interaction.iat;
+  const prompts = String(interaction.params.prompt ?? "").split(" ");
+  if (prompts.includes("login") && !forThisRequest) return false;
+  const maxAge = Number(interaction.params.max_age);
+  const tooOld = interaction.params.max_age !== undefined && now - gateway.signedInAt > maxAge * SECOND_MS;
+  return !tooOld || forThisRequest;
+}
+
+/**
+ * A login prompt needs a sign-in as the site asked; a later prompt of the same request (consent) only needs the
+ * gateway session to still be the person's the provider signed in.
+ */
+function signedInAsAsked(interaction: Interaction, gateway: GatewaySession): boolean {
+  if (interaction.prompt.name === "login") return sessionSatisfies(interaction, gateway);
+  return interaction.session?.accountId === gateway.userId;
+}
+
+/** The scopes the site asks for, split by word. */
+const requestedScopes = (interaction: Interaction) => new Set(String(interaction.params.scope ?? "").split(" "));
+
+/**
+ * What the person is asked to agree to: nothing for the vendor's own clients; else what the site asks that this
+ * person has not granted it before.
+ */
+async function consentAsked(
+  provider: Provider,
+  interaction: Interaction,
+  firstParty: boolean,
+): Promise<ConsentScope[]> {
+  if (firstParty) return [];
+  const granted = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+  const already = new Set([
+    ...String(granted?.getOIDCScope() ?? "").split(" "),
+    ...String(granted?.getResourceScopeEncountered(OIDC_API_RESOURCE) ?? "").split(" "),
+  ]);
+  const requested = requestedScopes(interaction);
+  return CONSENT_SCOPES.filter((scope) => requested.has(scope) && !already.has(scope));
+}
+
+/** SERVICE_LOGIN's view of the sign-in (api.serviceLogin). */
+export async function describeInteraction(provider: Provider, db: Db, exchange: RawExchange) {
+  const interaction = await interactionOf(provider, exchange);
+  const client = await provider.Client.find(String(interaction.params.client_id));
+  if (!client) throw new InteractionRefusal("gone");
+  const brand = isBrandId(client.brand) ? client.brand : "default";
+  const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
+  const loginHint = interaction.params.login_hint;
+  return {
+    client: {
+      id: client.clientId,
+      name: client.clientName ?? BRANDS[brand].name,
+      brand,
+      native: client.applicationType === "native",
+    },
+    ...(typeof loginHint === "string" && loginHint ? { loginHint } : {}),
+    signInRequired: gateway === undefined || !signedInAsAsked(interaction, gateway),
+    ...(gateway?.owedStep ? { owedStep: gateway.owedStep } : {}),
+    consent: await consentAsked(provider, interaction, client.first_party === true),
+  };
+}
+
+/**
+ * The grant the site receives: what it asked for — its OpenID scopes and claims, and the API's scope when it
+ * names the API — once the person may give it (the vendor's own client, or they agreed). Saved before the
+ * result, as the provider expects (the notes: Logto's auto-consent does the same for its first-party apps).
+ */
+async function grantFor(provider: Provider, interaction: Interaction, accountId: string): Promise<string> {
+  const clientId = String(interaction.params.client_id);
+  const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
+  const grant = existing && existing.accountId === accountId ? existing : new provider.Grant({ accountId, clientId });
+  const requested = requestedScopes(interaction);
+  grant.addOIDCScope(OIDC_SCOPES.filter((scope) => requested.has(scope)).join(" "));
+  const details = interaction.prompt.details as { missingOIDCClaims?: string[] };
+  if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
+  if (requested.has(OIDC_API_SCOPE) && [interaction.params.resource].flat().includes(OIDC_API_RESOURCE)) {
+    grant.addResourceScope(OIDC_API_RESOURCE, OIDC_API_SCOPE);
+  }
+  return grant.save();
+}
+
+/**
+ * Finishes the sign-in with the gateway session (issue #10 §2): refused without a usable one (none, one the site
+ * does not accept, one that owes a step), and for a client that is not the vendor's own until the person agreed.
+ * Answers the provider's address to continue at, which the screen sends the browser to.
+ */
+export async function finishInteraction(
+  provider: Provider,
+  db: Db,
+  exchange: RawExchange,
+  agreed: boolean,
+): Promise<string> {
+  const interaction = await interactionOf(provider, exchange);
+  const client = await provider.Client.find(String(interaction.params.client_id));
+  if (!client) throw new InteractionRefusal("gone");
+  const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
+  if (!gateway || !signedInAsAsked(interaction, gateway)) throw new InteractionRefusal("sign_in_required");
+  // A person who owes a password change or their profile reaches no site until it is done (issue #10 §1).
+  if (!gateway.mayContinue) throw new InteractionRefusal("step_required");
+  if ((await consentAsked(provider, interaction, client.first_party === true)).length > 0 && !agreed) {
+    throw new InteractionRefusal("consent_required");
+  }
+  const grantId = await grantFor(provider, interaction, gateway.userId);
+  return provider.interactionResult(
+    exchange.req,
+    exchange.res,
+    {
+      login: {
+        accountId: gateway.userId,
+        ts: Math.floor(gateway.signedInAt / SECOND_MS),
+        amr: ["pwd"],
+        remember: true,
+      },
+      consent: { grantId },
+    },
+    { mergeWithLastSubmission: false },
+  );
+}
+
+/** The person declined: the site receives `access_denied` (RFC 6749 §4.1.2.1). */
+export async function abortInteraction(provider: Provider, exchange: RawExchange): Promise<string> {
+  await interactionOf(provider, exchange);
+  return provider.interactionResult(
+    exchange.req,
+    exchange.res,
+    { error: "access_denied", error_description: "the person declined the sign-in" },
+    { mergeWithLastSubmission: false },
+  );
+}

@@ -1,0 +1,139 @@
+import { hkdfSync } from "node:crypto";
+import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, ROUTES } from "@gatehouse/contract";
+import type { FastifyBaseLogger } from "fastify";
+import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
+import type { Config } from "../config.ts";
+import type { Db } from "../store/db.ts";
+import { accountFinder, OIDC_CLAIMS } from "./account.ts";
+import { oidcAdapter } from "./adapter.ts";
+import { OUR_CLIENT_FIELDS } from "./clients.ts";
+import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
+import { OIDC_SCOPES } from "./interaction.ts";
+import { ACCESS_TOKEN_ALG, type PrivateJwk } from "./keys.ts";
+import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
+import { interactionsPolicy } from "./policy.ts";
+
+/** Where the provider lives on every host of the service (ARCHITECTURE.md: issuer PUBLIC_URL/oidc). */
+export const OIDC_MOUNT = "/oidc";
+
+/** The issuer: PUBLIC_URL's origin and the mount path, the `iss` of every token. */
+export function issuerOf(config: Pick<Config, "publicUrl">): string {
+  return `${config.publicUrl.origin}${OIDC_MOUNT}`;
+}
+
+/** The provider's cookie signing keys: from SESSION_SECRET through HKDF under their own label (never the secret itself). */
+function cookieKeys(sessionSecret: string): string[] {
+  return [Buffer.from(hkdfSync("sha256", sessionSecret, "gatehouse", "oidc cookies", 32)).toString("base64url")];
+}
+
+/**
+ * PKCE is required for every authorization code, confidential clients included (RFC 9700 §2.1.1, OAuth 2.1), and
+ * S256 is the only method the provider accepts: `plain` is refused (RFC 9700 §2.1.1).
+ */
+const pkceRequired = () => true;
+
+/**
+ * Refresh tokens: for `offline_access` (OIDC Core §11), and for desktop apps without it — then they live only as
+ * long as the provider session, which lives only as long as the gateway session (docs/decisions.md).
+ */
+async function issueRefreshToken(
+  _ctx: KoaContextWithOIDC,
+  client: { grantTypeAllowed(type: string): boolean; applicationType?: string },
+  code: { scopes: Set<string> },
+) {
+  return (
+    client.grantTypeAllowed("refresh_token") &&
+    (code.scopes.has("offline_access") || client.applicationType === "native")
+  );
+}
+
+/**
+ * The provider's outgoing requests (back-channel logout) refuse special-use addresses such as loopback (SSRF
+ * protection, ASVS 1.3.6). Tests run every site on loopback, so under NODE_ENV=test only, a loopback target
+ * is reached without that check; everywhere else the library's own protection stays.
+ */
+function loopbackFetchForTests(input: string | URL | Request, init?: RequestInit & { dispatcher?: unknown }) {
+  const { hostname } = new URL(input instanceof Request ? input.url : input);
+  if (init && (hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]")) delete init.dispatcher;
+  return globalThis.fetch(input, init);
+}
+
+/** Builds the provider over our store with the clients of CLIENTS_FILE and the signing keys of the database. */
+export function buildProvider(options: {
+  config: Config;
+  db: Db;
+  keys: PrivateJwk[];
+  log: FastifyBaseLogger;
+}): Provider {
+  const { config, db, keys, log } = options;
+  const cookie = gatewayCookieName(config);
+  const configuration: Configuration = {
+    adapter: oidcAdapter(db, () => gatewaySessionIdOf(Provider.ctx?.cookies.get(cookie))),
+    clients: config.clients.map((client): ClientMetadata => ({ ...client })),
+    extraClientMetadata: { properties: [...OUR_CLIENT_FIELDS] },
+    findAccount: accountFinder(db),
+    claims: Object.fromEntries(Object.entries(OIDC_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
+    // OpenID scopes only: the API's scope belongs to its resource server (getResourceServerInfo).
+    scopes: [...OIDC_SCOPES],
+    jwks: { keys },
+    cookies: {
+      keys: cookieKeys(config.sessionSecret),
+      long: { signed: true, httpOnly: true, sameSite: "lax" },
+      // Our interaction API under /api must receive the interaction cookie (the notes: Logto does the same).
+      short: { signed: true, httpOnly: true, sameSite: "lax", path: "/" },
+    },
+    responseTypes: ["code", "id_token", "id_token token", "none"],
+    pkce: { required: pkceRequired },
+    issueRefreshToken,
+    interactions: {
+      policy: interactionsPolicy(db, config),
+      // Our screen (spec §2 SERVICE_LOGIN) on the host the person is on; it reads the interaction through /api.
+      url: () => ROUTES.SERVICE_LOGIN.path,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // Off: no client of ours binds tokens to a key, and several nodes would have to share a nonce secret.
+      dPoP: { enabled: false },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      backchannelLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource: postLogoutSuccessSource(config) },
+      resourceIndicators: {
+        enabled: true,
+        // Every authorization also covers the brands' API, so a token for it can be asked at the token endpoint.
+        defaultResource: (_ctx, _client, oneOf) => oneOf ?? OIDC_API_RESOURCE,
+        // Without `resource` at the token endpoint, an `openid` request gets a token for userinfo (OIDC Core);
+        // naming the API (or asking no `openid`) gets a JWT for it (docs/decisions.md "Access tokens").
+        useGrantedResource: () => false,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== OIDC_API_RESOURCE) throw new errors.InvalidTarget();
+          return {
+            scope: OIDC_API_SCOPE,
+            audience: OIDC_API_RESOURCE,
+            accessTokenTTL: OIDC_TTL_S.accessToken,
+            // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
+          };
+        },
+      },
+    },
+    ttl: {
+      AccessToken: OIDC_TTL_S.accessToken,
+      AuthorizationCode: OIDC_TTL_S.authorizationCode,
+      IdToken: OIDC_TTL_S.idToken,
+      Interaction: OIDC_TTL_S.interaction,
+      RefreshToken: OIDC_TTL_S.refreshToken,
+      Session: OIDC_TTL_S.session,
+      Grant: OIDC_TTL_S.grant,
+    },
+    renderError: renderError(log),
+    ...(config.nodeEnv === "test" ? { fetch: loopbackFetchForTests } : {}),
+  };
+  const provider = new Provider(issuerOf(config), configuration);
+  // Behind TLS offload the provider must believe X-Forwarded-Proto; oidc/mount.ts strips those headers unless
+  // TRUST_PROXY trusts the connection's peer.
+  provider.proxy = config.trustProxy !== false;
+  return provider;
+}

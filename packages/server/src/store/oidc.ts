@@ -1,0 +1,100 @@
+import { sql } from "kysely";
+import type { Db } from "./db.ts";
+import type { OidcModelRow } from "./schema.ts";
+
+/** What the provider's adapter writes for one model instance. */
+export interface OidcModelWrite {
+  model: string;
+  id: string;
+  payload: string;
+  uid: string | null;
+  grantId: string | null;
+  userCode: string | null;
+  gatewaySessionId: string | null;
+  expiresAt: number | null;
+}
+
+/** Queries of the OpenID Connect provider's models (one table for every model, keyed by model and id). */
+export const oidcStore = {
+  /**
+   * Written at every token issued, so written as one statement the same on SQLite and PostgreSQL, without the
+   * query builder's work per call (issue #10's refresh-grant target).
+   */
+  upsert: async (db: Db, row: OidcModelWrite): Promise<void> => {
+    await sql`insert into oidc_models (model, id, payload, uid, grant_id, user_code, gateway_session_id, expires_at, consumed_at)
+      values (${row.model}, ${row.id}, ${row.payload}, ${row.uid}, ${row.grantId}, ${row.userCode}, ${row.gatewaySessionId}, ${row.expiresAt}, null)
+      on conflict (model, id) do update set payload = excluded.payload, uid = excluded.uid, grant_id = excluded.grant_id,
+        user_code = excluded.user_code, gateway_session_id = excluded.gateway_session_id, expires_at = excluded.expires_at`.execute(
+      db,
+    );
+  },
+
+  /** A live row (not past its expiry) by id, or by one of the columns the provider looks models up by. */
+  find: async (
+    db: Db,
+    model: string,
+    by: "id" | "uid" | "user_code",
+    value: string,
+    now: number,
+  ): Promise<OidcModelRow | undefined> =>
+    db
+      .selectFrom("oidc_models")
+      .selectAll()
+      .where("model", "=", model)
+      .where(by, "=", value)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .executeTakeFirst(),
+
+  consume: async (db: Db, model: string, id: string, now: number): Promise<void> => {
+    await db
+      .updateTable("oidc_models")
+      .set({ consumed_at: now })
+      .where("model", "=", model)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  destroy: async (db: Db, model: string, id: string): Promise<void> => {
+    await db.deleteFrom("oidc_models").where("model", "=", model).where("id", "=", id).execute();
+  },
+
+  /** The codes or tokens of one model issued under a grant (a reused code, a revoked grant). */
+  revokeByGrantId: async (db: Db, model: string, grantId: string): Promise<void> => {
+    await db.deleteFrom("oidc_models").where("model", "=", model).where("grant_id", "=", grantId).execute();
+  },
+
+  /** A grant and everything issued under it, whatever the model. */
+  revokeGrant: async (db: Db, grantId: string): Promise<void> => {
+    await db
+      .deleteFrom("oidc_models")
+      .where((eb) => eb.or([eb("grant_id", "=", grantId), eb.and([eb("model", "=", "Grant"), eb("id", "=", grantId)])]))
+      .execute();
+  },
+
+  /** The provider sessions opened under any of these gateway sessions. */
+  sessionsOfGateway: async (db: Db, gatewaySessionIds: readonly string[]): Promise<OidcModelRow[]> => {
+    if (gatewaySessionIds.length === 0) return [];
+    return db
+      .selectFrom("oidc_models")
+      .selectAll()
+      .where("model", "=", "Session")
+      .where("gateway_session_id", "in", gatewaySessionIds)
+      .execute();
+  },
+
+  /** The gateway session a provider session was opened under, if it is still stored. */
+  gatewaySessionOf: async (db: Db, sessionId: string): Promise<string | null | undefined> => {
+    const row = await db
+      .selectFrom("oidc_models")
+      .select("gateway_session_id")
+      .where("model", "=", "Session")
+      .where("id", "=", sessionId)
+      .executeTakeFirst();
+    return row?.gateway_session_id;
+  },
+
+  deleteExpired: async (db: Db, now: number): Promise<number> => {
+    const result = await db.deleteFrom("oidc_models").where("expires_at", "<=", now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};

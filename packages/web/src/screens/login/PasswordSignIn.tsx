@@ -1,0 +1,145 @@
+import { type AnswerOf, api, LoginBody, routeUrl } from "@gatehouse/contract";
+import { type ReactNode, useState } from "react";
+import { Trans, useTranslation } from "react-i18next";
+import { z } from "zod/mini";
+import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Link } from "../../app/routing.tsx";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { Field } from "../../ui/Field.tsx";
+import { useForm } from "../../ui/form/useForm.ts";
+import { PasswordField } from "../../ui/PasswordField.tsx";
+import { useT } from "../../ui/useT.ts";
+import { CorporateHint, useCorporateHint } from "./corporate.tsx";
+import styles from "./Login.module.css";
+
+const Form = z.pick(LoginBody, { email: true, password: true });
+type FormInput = { email: string; password: string };
+
+type Notice =
+  | { kind: "error"; code: string }
+  | { kind: "notActive"; email: string }
+  | { kind: "resent"; email: string }
+  | { kind: "blocked" };
+
+export interface PasswordSignInOptions {
+  returnTo: string | null;
+  /** What the e-mail field starts with (a site's login_hint). */
+  defaultEmail?: string;
+  /** Disables the button while the screen is already on its way elsewhere. */
+  redirecting: boolean;
+  /** Runs before the call; answering true stops the submit (Login: a signed-in visitor is sent on instead). */
+  beforeSubmit?: () => Promise<boolean>;
+  onSignedIn: (answer: AnswerOf<typeof api.login>) => void;
+}
+
+/**
+ * The password sign-in of spec §2 "Login" — e-mail, password, forgot-password link, the refusals of §8 (wrong
+ * password, not activated with its resend, blocked) — shared by the Login screen and a site's sign-in
+ * (SERVICE_LOGIN), so both sign in the same way. Answers the notices and form to render, and whether it is busy.
+ */
+export function usePasswordSignIn(options: PasswordSignInOptions): { view: ReactNode; isSubmitting: boolean } {
+  const { returnTo, redirecting } = options;
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  const [notice, setNotice] = useState<Notice>();
+  const corporateHint = useCorporateHint();
+  const form = useForm(Form, { defaultValues: { email: options.defaultEmail ?? "" } });
+  const { errors, isSubmitting } = form.formState;
+  const password = form.watch("password") ?? "";
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setNotice(undefined);
+    if (await options.beforeSubmit?.()) return;
+    let answer: AnswerOf<typeof api.login>;
+    try {
+      answer = await gateway().call(api.login, { body: values });
+    } catch (error) {
+      if (!(error instanceof ApiError))
+        return isScreenFailure(error) ? fail(error) : setNotice({ kind: "error", code: "network.unexpected" });
+      if (error.code === "invalid_authentication") {
+        form.setError("password", { message: "errors.invalid_authentication" }, { shouldFocus: true });
+      } else if (error.code === "user_not_active") {
+        setNotice({ kind: "notActive", email: values.email });
+      } else if (error.code === "user_temporarily_blocked") {
+        setNotice({ kind: "blocked" });
+      } else if (!applyFieldErrors(error, (field, message) => form.setError(field as keyof FormInput, { message }))) {
+        setNotice({ kind: "error", code: `errors.${error.code}` });
+      }
+      return;
+    }
+    options.onSignedIn(answer);
+  });
+
+  const resend = async (email: string) => {
+    try {
+      await gateway().call(api.resendActivation, { body: { email, returnTo: returnTo ?? undefined } });
+      setNotice({ kind: "resent", email });
+    } catch (error) {
+      if (isScreenFailure(error)) return fail(error);
+      setNotice({ kind: "error", code: errorKey(error) });
+    }
+  };
+
+  const view = (
+    <>
+      {notice?.kind === "error" ? <Alert kind="error">{tk(notice.code)}</Alert> : null}
+      {notice?.kind === "blocked" ? (
+        <Alert kind="error">
+          {/* The message names "Forgot your password?": those words are the link. */}
+          <p>
+            <Trans
+              i18nKey="login.blocked"
+              components={{ recover: <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })} /> }}
+            />
+          </p>
+        </Alert>
+      ) : null}
+      {notice?.kind === "notActive" ? (
+        <Alert kind="error">
+          <p>{t("errors.user_not_active")}</p>
+          <Button variant="link" onClick={() => void resend(notice.email)}>
+            {t("login.resendActivation")}
+          </Button>
+        </Alert>
+      ) : null}
+      {notice?.kind === "resent" ? (
+        <Alert kind="success">{t("login.resendSuccess", { email: notice.email })}</Alert>
+      ) : null}
+      <form onSubmit={onSubmit} noValidate>
+        <Field
+          label={t("login.email")}
+          type="text"
+          inputMode="email"
+          autoComplete="username"
+          autoCapitalize="off"
+          spellCheck={false}
+          error={errors.email?.message}
+          {...form.register("email", { onBlur: (e) => corporateHint.check(e.target.value) })}
+        />
+        {corporateHint.corporate ? <CorporateHint returnTo={returnTo} /> : null}
+        <PasswordField
+          label={t("login.password")}
+          autoComplete="current-password"
+          error={errors.password?.message}
+          value={password}
+          {...form.register("password")}
+        />
+        {/* While blocked, the message above carries "Forgot your password?" as its link: said once on the page. */}
+        {notice?.kind === "blocked" ? null : (
+          <div className={styles.links}>
+            <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
+              {t("login.forgotPassword")}
+            </Link>
+          </div>
+        )}
+        <Button type="submit" disabled={isSubmitting || redirecting}>
+          {t("login.submit")}
+        </Button>
+      </form>
+    </>
+  );
+  return { view, isSubmitting };
+}

@@ -1,0 +1,189 @@
+import { type AnswerOf, api, BRANDS, ROUTES, routeUrl } from "@gatehouse/contract";
+import { type ReactNode, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ApiError, gateway } from "../../api/index.ts";
+import { AppContext, useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { Link, useNavigate } from "../../app/routing.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { applyTheme } from "../../brands/theme.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button } from "../../ui/Button.tsx";
+import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
+import styles from "./ServiceLogin.module.css";
+
+type Details = AnswerOf<typeof api.serviceLogin>;
+type Step = "loading" | "signIn" | "consent" | "owesStep" | "continuing";
+
+/** Where a password sign-in started here comes back to (recovery, activation): this screen, which resumes. */
+const HERE = ROUTES.SERVICE_LOGIN.path;
+
+/**
+ * A site's or app's sign-in (spec §2 SERVICE_LOGIN; issue #10 §2): the provider sends the person here. A usable
+ * gateway session finishes at once; otherwise they sign in with their password, agree to what a site that is
+ * not the vendor's own receives, or first do the step their account owes. Shown in the client's brand.
+ */
+export default function ServiceLogin() {
+  const app = useApp();
+  const { t } = useTranslation();
+  const fail = useScreenFailure();
+  const navigate = useNavigate();
+  const [details, setDetails] = useState<Details>();
+  const [step, setStep] = useState<Step>("loading");
+  const [busy, setBusy] = useState(false);
+
+  const gone = () => navigate(routeUrl("ERROR", { error_code: "session_expired" }), { replace: true });
+  /** Known refusals lead to their step; anything else is the shell's retry screen. */
+  const refused = (error: unknown, on: Partial<Record<string, () => void>>) => {
+    const handle = error instanceof ApiError ? on[error.code] : undefined;
+    if (handle) handle();
+    else fail(error);
+  };
+
+  const load = async (): Promise<Details | undefined> => {
+    try {
+      const answer = await gateway().call(api.serviceLogin);
+      setDetails(answer);
+      return answer;
+    } catch (error) {
+      refused(error, { not_found: gone });
+      return undefined;
+    }
+  };
+
+  const finish = async (consent: boolean) => {
+    setBusy(true);
+    try {
+      const { redirect_to } = await gateway().call(api.serviceLoginFinish, { body: { consent } });
+      setStep("continuing");
+      window.location.assign(redirect_to);
+    } catch (error) {
+      setBusy(false);
+      refused(error, {
+        not_found: gone,
+        not_authenticated: () => setStep("signIn"),
+        consent_required: () => setStep("consent"),
+        sign_in_step_required: () => void load().then(() => setStep("owesStep")),
+      });
+    }
+  };
+
+  const decline = async () => {
+    setBusy(true);
+    try {
+      const { redirect_to } = await gateway().call(api.serviceLoginAbort, {});
+      setStep("continuing");
+      window.location.assign(redirect_to);
+    } catch (error) {
+      setBusy(false);
+      refused(error, { not_found: gone });
+    }
+  };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once, when the screen opens.
+  useEffect(() => {
+    void load().then((answer) => {
+      if (!answer) return;
+      if (answer.signInRequired) setStep("signIn");
+      else void finish(false);
+    });
+  }, []);
+
+  const brand = details ? BRANDS[details.client.brand] : app.brand;
+  useEffect(() => applyTheme(brand), [brand]);
+
+  const client = details?.client.name ?? brand.name;
+  let content: ReactNode;
+  if (!details || step === "loading" || step === "continuing") {
+    content = <p role="status">{details ? t("serviceLogin.continuing", { client }) : t("app.loading")}</p>;
+  } else if (step === "signIn") {
+    content = (
+      <SignIn heading={t("serviceLogin.heading", { client })} details={details} onSignedIn={() => void finish(false)} />
+    );
+  } else if (step === "consent") {
+    content = (
+      <Consent
+        client={client}
+        details={details}
+        busy={busy}
+        onAllow={() => void finish(true)}
+        onDeny={() => void decline()}
+      />
+    );
+  } else {
+    content = <OwedStep details={details} />;
+  }
+  return (
+    <AppContext.Provider value={{ ...app, brand }}>
+      <Page>{content}</Page>
+    </AppContext.Provider>
+  );
+}
+
+/** The page in the client's brand: its logo, links and the title "Sign in | <brand>". */
+function Page({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  usePageTitle(t("titles.signIn"));
+  return <Layout>{children}</Layout>;
+}
+
+/** The password sign-in, with the site's login_hint filled in. */
+function SignIn(props: { heading: string; details: Details; onSignedIn: () => void }) {
+  const [redirecting, setRedirecting] = useState(false);
+  const signIn = usePasswordSignIn({
+    returnTo: HERE,
+    defaultEmail: props.details.loginHint,
+    redirecting,
+    onSignedIn: () => {
+      setRedirecting(true);
+      props.onSignedIn();
+    },
+  });
+  return (
+    <>
+      <h1>{props.heading}</h1>
+      {signIn.view}
+    </>
+  );
+}
+
+/** What a site that is not the vendor's own asks to receive; the person allows or cancels. */
+function Consent(props: { client: string; details: Details; busy: boolean; onAllow: () => void; onDeny: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <h1>{t("serviceLogin.consentHeading", { client: props.client })}</h1>
+      <p>{t("serviceLogin.consentIntro", { client: props.client })}</p>
+      <ul className={styles.scopes}>
+        {props.details.consent.map((scope) => (
+          <li key={scope}>{t(`serviceLogin.scopes.${scope}`)}</li>
+        ))}
+      </ul>
+      <div className={styles.actions}>
+        <Button onClick={props.onAllow} busy={props.busy}>
+          {t("serviceLogin.allow")}
+        </Button>
+        <Button variant="secondary" onClick={props.onDeny} disabled={props.busy}>
+          {t("serviceLogin.deny")}
+        </Button>
+      </div>
+    </>
+  );
+}
+
+/** The account owes a step first (issue #10 §1); done, it comes back here and the sign-in goes on. */
+function OwedStep({ details }: { details: Details }) {
+  const { t } = useTranslation();
+  const to =
+    details.owedStep === "profile"
+      ? routeUrl("ACCOUNT_EDIT", { return_to: HERE })
+      : routeUrl("PASSWORD_CHANGE", { required_password_update: "true", return_to: HERE });
+  return (
+    <>
+      <h1>{t("serviceLogin.heading", { client: details.client.name })}</h1>
+      <Alert kind="error">{t("errors.sign_in_step_required")}</Alert>
+      <Link to={to}>{t("serviceLogin.stepRequired")}</Link>
+    </>
+  );
+}
