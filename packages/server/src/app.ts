@@ -124,10 +124,13 @@ export async function buildApp(
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { db, corporateDomains: config.brands.corporateDomains });
-  // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, a new
-  // sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them end too,
-  // with their back-channel logouts.
-  app.onSessionsEnded(async ({ sessionIds }) => void (await services.oidc.endProviderSessions(sessionIds)));
+  // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
+  // person's sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them
+  // end too, with their back-channel logouts. The same person signing in again (prompt=login, max_age) continues:
+  // the provider's session is bound to the new gateway session at its next save (oidc/adapter.ts).
+  app.onSessionsEnded(async ({ sessionIds, reason }) => {
+    if (reason !== "replaced") await services.oidc.endProviderSessions(sessionIds);
+  });
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(passwordRoutes, { services });

@@ -1,6 +1,6 @@
 import type { AnswerOf, api, RequiredStep, SignInMethod } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
-import { type ClientMeta, closeSession, openSession } from "../sessions/sessions.ts";
+import { type ClientMeta, openSession, replaceSession } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
@@ -36,7 +36,7 @@ export async function finishSignIn(db: Db, proof: ProvenSignIn, now = Date.now()
   }
   const step = requiredStepOf(user);
   // ASVS 7.2.4: a sign-in always gets a new token; the browser's previous signed-in session ends with it.
-  if (proof.replacing) await closeSession(db, proof.replacing, "replaced");
+  if (proof.replacing) await replaceSession(db, proof.replacing, user.id);
   const token = await openSession(db, { userId: user.id, method, idp: proof.idp ?? null, step }, client, now);
   await audit(db, "sign_in", { ...context, detail: proof.idp ? `${method} (${proof.idp})` : method }, now);
   return { ok: true, token, step };

@@ -4,7 +4,7 @@ import type { EndedSession } from "../store/sessions.ts";
 /** Why gateway sessions ended; a listener may treat them alike (issue #10 §1: the gateway session is the truth). */
 export type SessionEndReason =
   | "sign_out"
-  /** A new sign-in in the same browser replaced the session. */
+  /** The same person signed in again in the same browser: the new session continues this one. */
   | "replaced"
   | "password_changed"
   | "password_reset"

@@ -123,6 +123,17 @@ export async function closeSession(db: Db, token: string, reason: SessionEndReas
   await announceEnded(db, await sessionsStore.delete(db, sessionId(token)), reason);
 }
 
+/**
+ * Ends the browser's previous session at a new sign-in (ASVS 7.2.4). The same person signing in again continues
+ * (`replaced`: what was opened under the old session, such as the provider's session, carries on under the new
+ * one); another person taking over the browser is the previous person's sign-out.
+ */
+export async function replaceSession(db: Db, token: string, byUserId: string): Promise<void> {
+  const ended = await sessionsStore.delete(db, sessionId(token));
+  const sameUser = ended.every((session) => session.user_id === byUserId);
+  await announceEnded(db, ended, sameUser ? "replaced" : "sign_out");
+}
+
 /** Ends every session of a user (password reset, disabling, deletion) and announces it. */
 export async function closeUserSessions(db: Db, userId: string, reason: SessionEndReason): Promise<number> {
   const ended = await sessionsStore.deleteForUser(db, userId);
