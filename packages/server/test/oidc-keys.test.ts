@@ -38,7 +38,7 @@ describe("the provider's signing keys", () => {
     const [row] = await oidcKeysStore.all(db);
     if (!row) throw new Error("no key");
     const [loaded] = (await loadSigningKeys(db, SECRET)).filter((key) => key.kid === row.kid);
-    expect(loaded?.d).toMatch(/^[A-Za-z0-9_-]{100,}$/u);
+    expect(loaded?.d).toMatch(/^[A-Za-z0-9_-]{43,}$/u); // an EC or an RSA private exponent
     expect(row.private_jwk).not.toContain(loaded?.d);
     expect(row.private_jwk).not.toContain('"d"');
     expect(JSON.parse(row.public_jwk)).not.toHaveProperty("d");
