@@ -30,9 +30,29 @@ function firstLoad(): Plugin {
   };
 }
 
+/** Sections of the catalogs only the server uses (the e-mails' wording): they never reach a browser. */
+const SERVER_ONLY_SECTIONS = ["mail"];
+
+/**
+ * The catalogs as the browser needs them: each language's chunk loads with the login route, so the e-mails'
+ * wording (a seventh of a catalog) is dropped from it before Vite turns the JSON into a module (issue #9 budget).
+ */
+function browserCatalogs(): Plugin {
+  return {
+    name: "gatehouse-browser-catalogs",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/[\\/]contract[\\/]src[\\/]i18n[\\/]\w+\.json$/u.test(id)) return undefined;
+      const catalog = JSON.parse(code) as Record<string, unknown>;
+      for (const section of SERVER_ONLY_SECTIONS) delete catalog[section];
+      return { code: JSON.stringify(catalog), map: null };
+    },
+  };
+}
+
 /** The SPA build. `npm start` serves dist/ through the gateway; `vite` alone proxies /api to it. */
 export default defineConfig({
-  plugins: [react(), firstLoad()],
+  plugins: [browserCatalogs(), react(), firstLoad()],
   build: { target: "es2022", sourcemap: true, manifest: true, reportCompressedSize: false },
   server: { proxy: { "/api": "http://localhost:8080" } },
 });
