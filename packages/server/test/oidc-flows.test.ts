@@ -10,6 +10,7 @@ import {
   createPerson,
   discover,
   type OidcServer,
+  PASSWORD,
   readJson,
   SITE_SECRET,
   startOidcServer,
@@ -300,6 +301,37 @@ describe("openid-client as a relying party of the running provider", () => {
     const silent = await codeRequest(site, SITE_CALLBACK, { prompt: "none" });
     const callback = await browser.authorize(silent.url);
     expect(callback.searchParams.get("error")).toBe("login_required");
+  });
+
+  it("a password change elsewhere ends the provider sessions under the other gateway sessions, with back-channel logout", async () => {
+    const { person, browser } = await signedIn();
+    const { tokens } = await siteTokens(browser);
+    const before = backchannel.received.length;
+    const elsewhere = new Browser(server);
+    await elsewhere.signIn(person.email);
+    const changed = await elsewhere.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Another-Long-Passphrase-93!",
+    });
+    expect(changed.status).toBe(200);
+    const logout = await backchannel.next(before);
+    const token = new URLSearchParams(logout.body).get("logout_token") ?? "";
+    const { payload } = await jwtVerify(token, await jwks(), { issuer: server.issuer, audience: "site" });
+    expect(payload).toMatchObject({ sub: person.id, sid: tokens.claims()?.sid });
+    expect(await oidc.tokenIntrospection(site, tokens.access_token)).toMatchObject({ active: false });
+  });
+
+  it("another person signing in in the same browser signs the first one out of the sites", async () => {
+    const { person, browser } = await signedIn();
+    const { tokens } = await siteTokens(browser);
+    const before = backchannel.received.length;
+    const other = await createPerson(server.app);
+    await browser.signIn(other.email);
+    const logout = await backchannel.next(before);
+    const token = new URLSearchParams(logout.body).get("logout_token") ?? "";
+    const { payload } = await jwtVerify(token, await jwks(), { issuer: server.issuer, audience: "site" });
+    expect(payload).toMatchObject({ sub: person.id });
+    expect(await oidc.tokenIntrospection(site, tokens.access_token)).toMatchObject({ active: false });
   });
 
   it("never reuses a provider session whose gateway session has ended, however it ended", async () => {
