@@ -151,8 +151,10 @@ describe("passwords", () => {
     await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
     // Signed out after the change; the new password signs in and the profile opens.
     await page.getByRole("button", { name: "Sign in" }).waitFor();
+    // Signed in from a page that returns to the profile: a typed address right after the sign-in would race the
+    // app's own redirect to the brand's home page.
+    await page.goto(`/?return_to=${encodeURIComponent("/profile/edit")}`);
     expect((await signIn(page, email, NEW)).status()).toBe(200);
-    await page.goto("/profile/edit");
     await page.getByLabel("First name").waitFor();
     expect(new URL(page.url()).pathname).toBe("/profile/edit");
     await context.close();
