@@ -3,6 +3,7 @@ import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { precompress } from "./scripts/precompress.ts";
 import { writePreloads } from "./scripts/preloads.ts";
+import { catalogPart, LATER_PART_QUERY } from "./src/i18n/parts.ts";
 
 /**
  * After the bundle is written (issue #9): the host page's preload list (dist/.vite/preloads.json, from the
@@ -30,22 +31,24 @@ function firstLoad(): Plugin {
   };
 }
 
-/** Sections of the catalogs only the server uses (the e-mails' wording): they never reach a browser. */
-const SERVER_ONLY_SECTIONS = ["mail"];
-
 /**
- * The catalogs as the browser needs them: each language's chunk loads with the login route, so the e-mails'
- * wording (a seventh of a catalog) is dropped from it before Vite turns the JSON into a module (issue #9 budget).
+ * The catalogs as the browser needs them (src/i18n/parts.ts): `…/i18n/<language>.json` is the first part, and
+ * `…?later` the sections only later screens show; the e-mails' wording is in neither. Cut before Vite turns the
+ * JSON into a module.
  */
 function browserCatalogs(): Plugin {
+  const catalog = new RegExp(`[\\\\/]contract[\\\\/]src[\\\\/]i18n[\\\\/]\\w+\\.json(\\?${LATER_PART_QUERY})?$`, "u");
   return {
     name: "gatehouse-browser-catalogs",
     enforce: "pre",
     transform(code, id) {
-      if (!/[\\/]contract[\\/]src[\\/]i18n[\\/]\w+\.json$/u.test(id)) return undefined;
-      const catalog = JSON.parse(code) as Record<string, unknown>;
-      for (const section of SERVER_ONLY_SECTIONS) delete catalog[section];
-      return { code: JSON.stringify(catalog), map: null };
+      const match = catalog.exec(id);
+      if (!match) return undefined;
+      const later = match[1] !== undefined;
+      const part = JSON.stringify(catalogPart(JSON.parse(code) as Record<string, unknown>, later));
+      // The bundler knows a module's type by its extension, and `.json?later` has none it knows: it gets JS.
+      if (later) return { code: `export default JSON.parse(${JSON.stringify(part)});`, map: null, moduleType: "js" };
+      return { code: part, map: null };
     },
   };
 }

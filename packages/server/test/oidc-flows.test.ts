@@ -3,7 +3,6 @@ import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
-import { usersStore } from "../src/store/users.ts";
 import {
   Browser,
   codeRequest,

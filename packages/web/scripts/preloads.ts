@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCREEN_FILES } from "../src/app/screen-files.ts";
+import { FIRST_PART_ROUTES, LATER_PART_QUERY } from "../src/i18n/parts.ts";
 
 /**
  * What the host page preloads for each route and language (issue #9: no second wave of chunks). The entry's own
@@ -31,8 +32,12 @@ export interface PreloadFiles {
 export interface Preloads {
   /** By route id of the contract's ROUTES: the screen's chunks and styles that the entry does not load itself. */
   routes: Record<string, PreloadFiles>;
-  /** By language code: its catalog's chunks, when the catalog is a chunk of its own. */
+  /** By language code: its catalog's chunks, when the catalog is a chunk of its own (its first part). */
   catalogs: Record<string, PreloadFiles>;
+  /** By language code: the chunks of its catalog's later part (src/i18n/parts.ts). */
+  laterCatalogs: Record<string, PreloadFiles>;
+  /** The routes whose screens need the later part too: every screen route but those of FIRST_PART_ROUTES. */
+  laterRoutes: string[];
 }
 
 export const PRELOADS_FILE = "preloads.json";
@@ -41,6 +46,8 @@ export const VITE_META_DIR = ".vite";
 
 /** A catalog module of the contract, `…/i18n/<language>.json`; the language is what the name says. */
 const CATALOG_MODULE = /\/i18n\/([a-z]+)\.json$/u;
+/** A catalog's later part, `…/i18n/<language>.json?later`. */
+const LATER_PART_MODULE = new RegExp(`/i18n/([a-z]+)\\.json\\?${LATER_PART_QUERY}$`, "u");
 
 /** The chunk files and styles a manifest entry loads before it runs: itself and its static imports, deep. */
 function closure(manifest: Manifest, key: string, into: PreloadFiles = { js: [], css: [] }): PreloadFiles {
@@ -73,11 +80,15 @@ export function preloadsFrom(
     routes[id] = without(closure(manifest, key), entry, base);
   }
   const catalogs: Preloads["catalogs"] = {};
+  const laterCatalogs: Preloads["laterCatalogs"] = {};
   for (const [key, chunk] of Object.entries(manifest)) {
     const language = CATALOG_MODULE.exec(chunk.src ?? key)?.[1];
     if (language) catalogs[language] = without(closure(manifest, key), entry, base);
+    const laterLanguage = LATER_PART_MODULE.exec(chunk.src ?? key)?.[1];
+    if (laterLanguage) laterCatalogs[laterLanguage] = without(closure(manifest, key), entry, base);
   }
-  return { routes, catalogs };
+  const laterRoutes = Object.keys(screens).filter((id) => !FIRST_PART_ROUTES.includes(id));
+  return { routes, catalogs, laterCatalogs, laterRoutes };
 }
 
 /** Writes dist/.vite/preloads.json from dist/.vite/manifest.json. */

@@ -21,6 +21,11 @@ const MANIFEST: Manifest = {
   "src/screens/password/Recover.tsx": { file: "assets/Recover-1.js", isDynamicEntry: true, imports: ["_field-1.js"] },
   "../contract/src/i18n/en.json": { file: "assets/en-1.js", src: "../contract/src/i18n/en.json", isDynamicEntry: true },
   "../contract/src/i18n/de.json": { file: "assets/de-1.js", src: "../contract/src/i18n/de.json", isDynamicEntry: true },
+  "../contract/src/i18n/de.json?later": {
+    file: "assets/de-2.js",
+    src: "../contract/src/i18n/de.json?later",
+    isDynamicEntry: true,
+  },
 };
 const SCREENS = { LOGIN: "login/Login", PASSWORD_RECOVER: "password/Recover" };
 
@@ -42,6 +47,12 @@ describe("the preload list", () => {
       en: { js: ["/assets/en-1.js"], css: [] },
       de: { js: ["/assets/de-1.js"], css: [] },
     });
+  });
+
+  it("lists each language's later catalog part, for every screen route but sign-in", () => {
+    const { laterCatalogs, laterRoutes } = preloadsFrom(MANIFEST, SCREENS);
+    expect(laterCatalogs).toEqual({ de: { js: ["/assets/de-2.js"], css: [] } });
+    expect(laterRoutes).toEqual(["PASSWORD_RECOVER"]);
   });
 
   it("refuses a screen the build has no chunk for", () => {

@@ -28,6 +28,9 @@ interface PreloadFiles {
 interface Preloads {
   routes: Record<string, PreloadFiles>;
   catalogs: Record<string, PreloadFiles>;
+  /** Each language's later catalog part, which the screens of `laterRoutes` load beside their chunks. */
+  laterCatalogs: Record<string, PreloadFiles>;
+  laterRoutes: string[];
 }
 export const PRELOADS_PATH = join(".vite", "preloads.json");
 
@@ -56,11 +59,16 @@ function filesOf(value: unknown): PreloadFiles {
 /** The build's preload list; none when the build predates it (the page then works as before, in two waves). */
 export function readPreloads(webDist: string): Preloads {
   const file = join(webDist, PRELOADS_PATH);
-  if (!existsSync(file)) return { routes: {}, catalogs: {} };
+  if (!existsSync(file)) return { routes: {}, catalogs: {}, laterCatalogs: {}, laterRoutes: [] };
   const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<Preloads>;
   const mapOf = (record: unknown) =>
     Object.fromEntries(Object.entries((record ?? {}) as Record<string, unknown>).map(([k, v]) => [k, filesOf(v)]));
-  return { routes: mapOf(parsed.routes), catalogs: mapOf(parsed.catalogs) };
+  return {
+    routes: mapOf(parsed.routes),
+    catalogs: mapOf(parsed.catalogs),
+    laterCatalogs: mapOf(parsed.laterCatalogs),
+    laterRoutes: Array.isArray(parsed.laterRoutes) ? parsed.laterRoutes.filter((id) => typeof id === "string") : [],
+  };
 }
 
 /** `crossorigin` as Vite writes its own links, so the browser reuses each preload for the module it becomes. */
@@ -74,14 +82,18 @@ function routeIdOf(path: string): string | undefined {
   return ROUTE_IDS.find((id) => ROUTES[id].path === path);
 }
 
-/** What the host page preloads on `path` (or NOT_FOUND_PAGE) in `language`: the route's chunks, the catalog's. */
+/**
+ * What the host page preloads on `path` (or NOT_FOUND_PAGE) in `language`: the route's chunks, the catalog's, and
+ * for a screen other than sign-in the catalog's later part.
+ */
 export function preloadsFor(preloads: Preloads, path: string, language: Language): PreloadFiles {
   const id = path === NOT_FOUND_PAGE ? undefined : routeIdOf(path);
   const route = (id && preloads.routes[id]) || NO_FILES;
   const catalog = preloads.catalogs[language] ?? NO_FILES;
+  const later = (id && preloads.laterRoutes.includes(id) && preloads.laterCatalogs[language]) || NO_FILES;
   return {
-    js: [...new Set([...route.js, ...catalog.js])],
-    css: [...new Set([...route.css, ...catalog.css])],
+    js: [...new Set([...route.js, ...catalog.js, ...later.js])],
+    css: [...new Set([...route.css, ...catalog.css, ...later.css])],
   };
 }
 

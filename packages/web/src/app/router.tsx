@@ -1,5 +1,7 @@
 import { ROUTE_IDS, ROUTES, type RouteId, type UiRoute } from "@gatehouse/contract";
 import type { ComponentType } from "react";
+import { loadLaterStrings } from "../i18n/index.ts";
+import { FIRST_PART_ROUTES } from "../i18n/parts.ts";
 import NotFound from "../screens/system/NotFound.tsx";
 import { SCREEN_FILES } from "./screen-files.ts";
 
@@ -49,7 +51,11 @@ export function loadedScreen(id: RouteId | undefined): ComponentType | undefined
 export async function loadScreen(id: RouteId | undefined): Promise<ComponentType> {
   const ready = loadedScreen(id);
   if (ready || id === undefined) return ready ?? NotFound;
-  const module = await SCREEN_MODULES[`../screens/${SCREEN_FILES[id]}.tsx`]?.();
+  // A screen other than sign-in also needs its language's later strings (i18n/parts.ts), preloaded beside it.
+  const [module] = await Promise.all([
+    SCREEN_MODULES[`../screens/${SCREEN_FILES[id]}.tsx`]?.(),
+    FIRST_PART_ROUTES.includes(id) ? undefined : loadLaterStrings(),
+  ]);
   const screen = module?.default ?? NotFound;
   loaded.set(id, screen);
   return screen;
