@@ -57,29 +57,41 @@ function named(html: string) {
   };
 }
 
-const ROUTE_SCREENS: [string, string | undefined][] = [
-  ["/", "src/screens/login/Login.tsx"],
-  ["/register", "src/screens/register/Register.tsx"],
-  ["/account/recover", "src/screens/password/Recover.tsx"],
-  ["/no/such/page", undefined],
+/** A catalog's later part (the sections only screens other than sign-in show), `…/i18n/<language>.json?later`. */
+function laterPartKey(language: string): string | undefined {
+  return Object.keys(manifest).find((key) => key.endsWith(`/i18n/${language}.json?later`));
+}
+
+/** Path, screen module, and whether the screen needs the catalog's later part (every screen but sign-in). */
+const ROUTE_SCREENS: [string, string | undefined, boolean][] = [
+  ["/", "src/screens/login/Login.tsx", false],
+  ["/register", "src/screens/register/Register.tsx", true],
+  ["/account/recover", "src/screens/password/Recover.tsx", true],
+  ["/no/such/page", undefined, false],
 ];
 
 describe("the host page's preloads", () => {
   for (const language of ["en", "de", "jp"]) {
-    it.each(ROUTE_SCREENS)(`names every chunk and style %s needs, in ${language}, each once`, async (path, screen) => {
-      const answer = await server.app.inject({ method: "GET", url: path, headers: { cookie: `lang=${language}` } });
-      const expected = needs("index.html");
-      if (screen) needs(screen, expected);
-      const catalog = catalogKey(language);
-      if (language !== "en") expect(catalog, "each language but English has a catalog chunk").toBeDefined();
-      if (catalog) needs(catalog, expected);
+    it.each(ROUTE_SCREENS)(
+      `names every chunk and style %s needs, in ${language}, each once`,
+      async (path, screen, later) => {
+        const answer = await server.app.inject({ method: "GET", url: path, headers: { cookie: `lang=${language}` } });
+        const expected = needs("index.html");
+        if (screen) needs(screen, expected);
+        const catalog = catalogKey(language);
+        if (language !== "en") expect(catalog, "each language but English has a catalog chunk").toBeDefined();
+        if (catalog) needs(catalog, expected);
+        const laterPart = laterPartKey(language);
+        if (later) expect(laterPart, "each language has a later part").toBeDefined();
+        if (later && laterPart) needs(laterPart, expected);
 
-      const { js, css } = named(answer.body);
-      expect(new Set(js)).toEqual(expected.js);
-      expect(new Set(css)).toEqual(expected.css);
-      expect(js.length, "no chunk named twice").toBe(expected.js.size);
-      expect(css.length, "no style named twice").toBe(expected.css.size);
-    });
+        const { js, css } = named(answer.body);
+        expect(new Set(js)).toEqual(expected.js);
+        expect(new Set(css)).toEqual(expected.css);
+        expect(js.length, "no chunk named twice").toBe(expected.js.size);
+        expect(css.length, "no style named twice").toBe(expected.css.size);
+      },
+    );
   }
 
   it("preloads a language's catalog, and no other's", async () => {

@@ -14,6 +14,23 @@ declare global {
 
 type Widget = HTMLElement & { configure(options: Record<string, unknown>): void; reset(): void };
 
+/** How long to wait for the widget's methods: its component mounts a microtask or so after it joins the page. */
+const MOUNT_WAIT_TRIES = 100;
+
+/**
+ * Resolves once the widget's methods exist. ALTCHA is a Svelte custom element: its methods (`configure`, `reset`)
+ * appear only when its component has mounted, which Svelte does a microtask after the element is connected, so an
+ * effect that React runs at once after the commit can find them missing (the intermittent registration crash
+ * "t.configure is not a function" seen in CI under load).
+ */
+async function whenMounted(widget: Widget): Promise<boolean> {
+  for (let tries = 0; tries < MOUNT_WAIT_TRIES; tries++) {
+    if (typeof widget.configure === "function") return true;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return false;
+}
+
 interface BotCheckProps {
   onToken: (token: string | undefined) => void;
   generation: number;
@@ -72,17 +89,25 @@ function ProofOfWork({ onToken, generation }: BotCheckProps) {
   useEffect(() => {
     const widget = ref.current;
     if (!ready || !widget) return;
-    widget.configure({ hideFooter: true, hideLogo: true, language: key, credentials: "include" });
+    let live = true;
+    void whenMounted(widget).then((mounted) => {
+      if (live && mounted)
+        widget.configure({ hideFooter: true, hideLogo: true, language: key, credentials: "include" });
+    });
     const onState = (event: Event) => {
       const detail = (event as CustomEvent<{ state: string; payload?: string }>).detail;
       onToken(detail.state === "verified" ? detail.payload : undefined);
     };
     widget.addEventListener("statechange", onState);
-    return () => widget.removeEventListener("statechange", onState);
+    return () => {
+      live = false;
+      widget.removeEventListener("statechange", onState);
+    };
   }, [ready, key, onToken]);
 
   useEffect(() => {
-    if (generation > 0) ref.current?.reset();
+    const widget = ref.current;
+    if (generation > 0 && widget) void whenMounted(widget).then((mounted) => mounted && widget.reset());
   }, [generation]);
 
   if (!ready) return <p>{t("app.loading")}</p>;
