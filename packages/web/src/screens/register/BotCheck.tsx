@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { RemoteBotCheck } from "./RemoteBotCheck.tsx";
+import { type MountedWidget, whenMounted } from "./widget.ts";
 
 declare global {
   namespace React.JSX {
@@ -12,24 +13,7 @@ declare global {
   }
 }
 
-type Widget = HTMLElement & { configure(options: Record<string, unknown>): void; reset(): void };
-
-/** How long to wait for the widget's methods: its component mounts a microtask or so after it joins the page. */
-const MOUNT_WAIT_TRIES = 100;
-
-/**
- * Resolves once the widget's methods exist. ALTCHA is a Svelte custom element: its methods (`configure`, `reset`)
- * appear only when its component has mounted, which Svelte does a microtask after the element is connected, so an
- * effect that React runs at once after the commit can find them missing (the intermittent registration crash
- * "t.configure is not a function" seen in CI under load).
- */
-async function whenMounted(widget: Widget): Promise<boolean> {
-  for (let tries = 0; tries < MOUNT_WAIT_TRIES; tries++) {
-    if (typeof widget.configure === "function") return true;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  return false;
-}
+type Widget = HTMLElement & MountedWidget;
 
 interface BotCheckProps {
   onToken: (token: string | undefined) => void;
