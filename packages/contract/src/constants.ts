@@ -120,6 +120,15 @@ export const OIDC_TTL_S = {
  */
 export const OIDC_API_RESOURCE = "urn:gatehouse:api";
 export const OIDC_API_SCOPE = "api";
+/**
+ * The legacy flow of spec §4 (issue #10 §3): the web app is itself a public client of the provider ("gatehouse",
+ * code + PKCE, its callback on every brand host), and hands the access token it gets to a legacy site's return
+ * address. The state cookie is the spec's (§9: Secure over https, SameSite=Lax); it lives as long as a sign-in may
+ * take and is sent only to the callback.
+ */
+export const WEB_CLIENT_ID = "gatehouse";
+export const LEGACY_STATE_COOKIE = "gatehouse_legacy_state";
+export const LEGACY_STATE_TTL_S = (15 * MINUTE) / SECOND;
 /** A back-channel logout token is valid this long (OIDC Back-Channel Logout 1.0 §2.4: a short time). */
 export const OIDC_LOGOUT_TOKEN_TTL_S = (2 * MINUTE) / SECOND;
 /** How long the gateway waits for a client's back-channel logout endpoint before giving up on it. */

@@ -53,6 +53,11 @@ export const HostSettings = z.object({
   flags: Flags,
   /** Hosts that return_to may name (spec §4). */
   returnHosts: z.array(z.string()),
+  /**
+   * Origins of the legacy sites (CLIENTS_FILE clients marked `legacy`) that receive an access token at their return
+   * address (spec §4, issue #10 §3); any other return address gets none.
+   */
+  tokenOrigins: z._default(z.array(z.string()), []),
   /** Language picked from a mailed link's `lang`, the cookie, the return-URL path and the country, in that order. */
   language: z.enum(LANGUAGE_CODES as [string, ...string[]]),
   /** Upper-cased visitor country, ZZ when unknown. */

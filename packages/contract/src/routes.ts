@@ -55,7 +55,7 @@ export const ROUTES = {
   TRIAL_REGISTER_SUCCESS: { path: "/trial/register/success" },
   TRIAL_ACTIVATE_LOGIN: { path: "/account/activate/login", query: ["code", "return_to"] },
   CLOSE: { path: "/close", query: ["origin"], skipSession: true },
-  LEGACY_LOGIN_CALLBACK: { path: "/legacy_login/callback" },
+  LEGACY_LOGIN_CALLBACK: { path: "/legacy_login/callback", skipSession: true },
 } as const satisfies Record<string, UiRoute>;
 
 export type RouteId = keyof typeof ROUTES;

@@ -10,11 +10,12 @@ describe("UI route table (spec §2)", () => {
     expect(new Set(UI_PATHS).size).toBe(UI_PATHS.length);
   });
 
-  it("marks the pages that do not fetch the session: spec §2's three, the desktop-app pages and /close", () => {
+  it("marks the pages that do not fetch the session: spec §2's three, the desktop-app pages, /close and the legacy callback", () => {
     const skipping = ROUTE_IDS.filter((id) => (ROUTES[id] as { skipSession?: boolean }).skipSession);
     expect(skipping.sort()).toEqual([
       "CLOSE",
       "ERROR",
+      "LEGACY_LOGIN_CALLBACK",
       "REGISTER_COMPLETE",
       "SKETCHUP_LOGIN_COMPLETE",
       "ULA_LOGIN_ERROR",

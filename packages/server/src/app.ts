@@ -27,6 +27,7 @@ import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { legacyRoutes } from "./routes/legacy.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
@@ -136,6 +137,7 @@ export async function buildApp(
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
   await app.register(serviceLoginRoutes, { services });
+  await app.register(legacyRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).

@@ -59,6 +59,10 @@ describe("CLIENTS_FILE", () => {
     expect(() => read([{ ...site, client_secret: undefined }])).toThrow(/client_secret: required/u);
     expect(() => read([{ ...site, client_secret: "short" }])).toThrow(/at least 43 characters/u);
     expect(() => read([site, site])).toThrow(/site is listed twice/u);
+    // The web app's own client of the legacy flow (oidc/legacy.ts) cannot be replaced from the file.
+    expect(() => read([{ ...site, client_id: "gatehouse" }])).toThrow(
+      /clients\.0\.client_id: gatehouse is the web app's own client/u,
+    );
     expect(() => read([{ ...site, redirect_uri: "https://site.example/cb" }])).toThrow(/redirect_uri/u);
     expect(() => read([{ ...site, brand: "nope" }])).toThrow(/clients\.0\.brand/u);
   });

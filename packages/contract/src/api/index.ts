@@ -216,7 +216,17 @@ export const api = {
     statuses: [200, 400, 401],
     session: "required",
   }),
-  legacyToken: defineEndpoint({ method: "GET", path: "/legacy_token", answer: s.Empty, statuses: [302, 400, 401] }),
+  /**
+   * A browser navigation, so every outcome is a redirect (issue #10 §3): to `continue` with a token, to the error
+   * page (`legacy_token_error`, `legacy_invalid_authentication`), or through sign-in for an owed step.
+   */
+  legacyToken: defineEndpoint({
+    method: "GET",
+    path: "/legacy_token",
+    query: z.object({ continue: z.optional(z.string()) }),
+    answer: s.Empty,
+    statuses: [302, 400],
+  }),
   /**
    * Our addition (issue #10 §2): the sign-in a site or app asked the OpenID Connect provider for, read from the
    * provider's interaction cookie: who asks, in which brand, and whether the gateway session can finish it.

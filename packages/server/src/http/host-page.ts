@@ -14,6 +14,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Config, siteOf } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
+import { tokenOrigins } from "../oidc/legacy.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
 import { BRAND_HEAD, brandHeads, NOT_FOUND_PAGE, pageTemplates, readPreloads } from "./host-head.ts";
@@ -55,6 +56,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     publicUrl: config.publicUrl.origin,
     flags,
     returnHosts: config.brands.returnHosts,
+    tokenOrigins: tokenOrigins(config),
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
     country: visitorCountry(request, config),
     botCheck:

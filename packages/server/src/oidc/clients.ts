@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { BRAND_IDS, type BrandId } from "@gatehouse/contract";
+import { BRAND_IDS, type BrandId, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type { ResponseType } from "oidc-provider";
 import { z } from "zod";
 
@@ -63,6 +63,13 @@ export const ClientsFile = z.strictObject({
   clients: z.array(ClientEntry).superRefine((clients, ctx) => {
     const seen = new Set<string>();
     for (const [index, client] of clients.entries()) {
+      if (client.client_id === WEB_CLIENT_ID) {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "client_id"],
+          message: `${WEB_CLIENT_ID} is the web app's own client (the legacy flow), reserved`,
+        });
+      }
       if (seen.has(client.client_id)) {
         ctx.addIssue({ code: "custom", path: [index, "client_id"], message: `${client.client_id} is listed twice` });
       }

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   BRANDS,
+  type BrandId,
   CONSENT_SCOPES,
   type ConsentScope,
   isBrandId,
   OIDC_API_RESOURCE,
   OIDC_API_SCOPE,
+  WEB_CLIENT_ID,
 } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { Db } from "../store/db.ts";
@@ -34,6 +36,8 @@ export interface RawExchange {
   res: ServerResponse;
   /** The gateway session cookie's token, if any. */
   gatewayToken: string | undefined;
+  /** The brand of the host the person is on (http/client.ts `brandOf`). */
+  hostBrand: BrandId;
 }
 
 /** The interaction behind the browser's cookie; a lost or expired one is "gone". */
@@ -95,7 +99,9 @@ export async function describeInteraction(provider: Provider, db: Db, exchange: 
   const interaction = await interactionOf(provider, exchange);
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new InteractionRefusal("gone");
-  const brand = isBrandId(client.brand) ? client.brand : "default";
+  // The web app's own client (the legacy flow) signs in on whichever brand host the person is on.
+  const brand =
+    client.clientId === WEB_CLIENT_ID ? exchange.hostBrand : isBrandId(client.brand) ? client.brand : "default";
   const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
   const loginHint = interaction.params.login_hint;
   return {

@@ -10,6 +10,7 @@ import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { OIDC_SCOPES } from "./interaction.ts";
 import { ACCESS_TOKEN_ALG, type PrivateJwk } from "./keys.ts";
+import { legacyResourceServer, webClient } from "./legacy.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
 import { interactionsPolicy } from "./policy.ts";
 
@@ -69,7 +70,14 @@ export function buildProvider(options: {
   const cookie = gatewayCookieName(config);
   const configuration: Configuration = {
     adapter: oidcAdapter(db, () => gatewaySessionIdOf(Provider.ctx?.cookies.get(cookie))),
-    clients: config.clients.map((client): ClientMetadata => ({ ...client })),
+    // CLIENTS_FILE's clients, and the web app itself for the legacy flow (oidc/legacy.ts).
+    clients: [...config.clients, webClient(config)].map((client): ClientMetadata => ({ ...client })),
+    // Cross-origin calls to the token and userinfo endpoints: only a public client's own redirect origins (a
+    // browser app), never a confidential client's, whose secret must not live in a browser (ASVS 3.4.2).
+    clientBasedCORS: (ctx, origin, client) =>
+      origin !== "null" &&
+      (ctx.oidc.route === "userinfo" || client.clientAuthMethod === "none") &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraClientMetadata: { properties: [...OUR_CLIENT_FIELDS] },
     findAccount: accountFinder(db),
     claims: Object.fromEntries(Object.entries(OIDC_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
@@ -106,8 +114,13 @@ export function buildProvider(options: {
         // Without `resource` at the token endpoint, an `openid` request gets a token for userinfo (OIDC Core);
         // naming the API (or asking no `openid`) gets a JWT for it (docs/decisions.md "Access tokens").
         useGrantedResource: () => false,
-        getResourceServerInfo: (_ctx, resource) => {
-          if (resource !== OIDC_API_RESOURCE) throw new errors.InvalidTarget();
+        getResourceServerInfo: (_ctx, resource, client) => {
+          if (resource !== OIDC_API_RESOURCE) {
+            // A legacy site's token, for the web client's legacy flow only (oidc/legacy.ts).
+            const legacy = legacyResourceServer(config, resource, client.clientId);
+            if (!legacy) throw new errors.InvalidTarget();
+            return legacy;
+          }
           return {
             scope: OIDC_API_SCOPE,
             audience: OIDC_API_RESOURCE,

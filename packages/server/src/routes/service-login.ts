@@ -2,6 +2,7 @@ import { api, type ErrorCode } from "@gatehouse/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Config } from "../config.ts";
+import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { gatewayCookieName } from "../oidc/gateway-session.ts";
 import {
@@ -31,7 +32,12 @@ async function refusingAs<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function exchangeOf(config: Config, request: FastifyRequest, reply: FastifyReply): RawExchange {
-  return { req: request.raw, res: reply.raw, gatewayToken: request.cookies[gatewayCookieName(config)] };
+  return {
+    req: request.raw,
+    res: reply.raw,
+    gatewayToken: request.cookies[gatewayCookieName(config)],
+    hostBrand: requestBrand(request, config),
+  };
 }
 
 /** The provider's interaction, as our SERVICE_LOGIN screen drives it (issue #10 §2; our additions to spec §7). */

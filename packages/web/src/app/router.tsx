@@ -20,6 +20,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/profile/{EditProfile,DeleteAccount}.tsx",
   "../screens/{desktop/DesktopApp,popup/Close}.tsx",
   "../screens/service/ServiceLogin.tsx",
+  "../screens/legacy/LegacyCallback.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

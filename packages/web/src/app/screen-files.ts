@@ -26,4 +26,5 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   ULA_LOGIN_ERROR: "desktop/DesktopApp",
   ULA_LOGOUT_SUCCESS: "desktop/DesktopApp",
   CLOSE: "popup/Close",
+  LEGACY_LOGIN_CALLBACK: "legacy/LegacyCallback",
 };

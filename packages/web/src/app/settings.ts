@@ -22,6 +22,7 @@ export function readHostSettings(doc: SettingsSource = document): HostSettings {
         publicUrl: doc.location?.origin ?? FALLBACK_ORIGIN,
         flags: {},
         returnHosts: [],
+        tokenOrigins: [],
         language: "en",
         country: "ZZ",
         botCheck: { provider: "altcha" },

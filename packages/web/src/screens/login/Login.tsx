@@ -11,7 +11,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
-import { destinationAfterSignIn, destinationWhenSignedIn, isInternal } from "./destination.ts";
+import { destinationAfterSignIn, destinationWhenSignedIn, isInternal, legacyReturn } from "./destination.ts";
 import styles from "./Login.module.css";
 import { usePasswordSignIn } from "./PasswordSignIn.tsx";
 import { type Platform, startSocialSignIn } from "./social.ts";
@@ -23,6 +23,10 @@ export default function Login() {
   const [params] = useSearchParams();
   const returnTo = params.get("return_to");
   const { brand, settings, returnPolicy } = useApp();
+  // Spec §4: `prompt=login` forces a sign-in even when signed in; any prompt keeps the page from the legacy flow.
+  const forceSignIn = params.get("prompt") === "login";
+  const legacy = legacyReturn(returnTo, returnPolicy, settings.tokenOrigins);
+  const legacyFlow = legacy !== undefined && !params.has("prompt");
   const { t } = useTranslation();
   const tk = useT();
   const navigate = useNavigate();
@@ -40,11 +44,24 @@ export default function Login() {
     else window.location.assign(destination);
   };
 
+  // Spec §4 (issue #10 §3): a legacy site's return address starts the legacy flow, which fetches the site's token
+  // through the provider; signed in or not, the provider's sign-in decides. Loaded only when needed (issue #9).
+  const startLegacyFlow = (address: string) => {
+    setRedirecting(true);
+    import("../legacy/flow.ts").then((flow) => flow.startLegacyFlow(address)).catch(fail);
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: starts once, when the page opens.
+  useEffect(() => {
+    if (legacyFlow && current) startLegacyFlow(legacy);
+  }, []);
+
   // Spec §4: a signed-in visitor is sent on as soon as the session answer says so (the form shows meanwhile).
   // Only while this is the current screen: a sign-in that is already on its way elsewhere is not redirected again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: acts on the session answer, once per account.
   useEffect(() => {
-    if (session && current && !redirecting) go(destinationWhenSignedIn(returnTo, returnPolicy, session.RequiredStep));
+    if (session && current && !redirecting && !legacyFlow && !forceSignIn) {
+      go(destinationWhenSignedIn(returnTo, returnPolicy, session.RequiredStep));
+    }
   }, [session?.UserGUID, current]);
 
   const passwordSignIn = usePasswordSignIn({
@@ -54,9 +71,16 @@ export default function Login() {
     // sent on by the effect above instead of signing in again (a failed session call shows the retry screen).
     beforeSubmit: async () => {
       setSocialError(undefined);
-      return Boolean(await sessionAnswer().catch(() => "failed"));
+      const signedIn = Boolean(await sessionAnswer().catch(() => "failed"));
+      return signedIn && !forceSignIn;
     },
-    onSignedIn: (answer) => go(destinationAfterSignIn(answer, returnTo, returnPolicy, brand)),
+    onSignedIn: (answer) => {
+      const owesStep = answer.RequiredPasswordUpdate || answer.RequiredProfileUpdate;
+      if (legacy && !owesStep) return startLegacyFlow(legacy);
+      // After an owed step, the login page again, whose legacy flow then brings the site its token.
+      const next = legacy ? routeUrl("LOGIN", { return_to: legacy }) : returnTo;
+      go(destinationAfterSignIn(answer, next, returnPolicy, brand));
+    },
   });
 
   const social = (platform: Platform) =>
@@ -67,7 +91,7 @@ export default function Login() {
       onError: setSocialError,
     });
 
-  if (session || redirecting) {
+  if ((session && !forceSignIn) || redirecting || legacyFlow) {
     return (
       <Layout>
         <p role="status">{t("app.loading")}</p>

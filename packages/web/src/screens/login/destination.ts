@@ -2,6 +2,7 @@ import {
   type AnswerOf,
   type api,
   type Brand,
+  checkReturnTo,
   type RequiredStep,
   type ReturnPolicy,
   routeUrl,
@@ -52,4 +53,17 @@ export function isInternal(destination: string, selfOrigin: string): boolean {
   const url = new URL(destination, selfOrigin);
   if (url.origin !== selfOrigin) return false;
   return new URL(`${url.pathname}${url.search}${url.hash}`, selfOrigin).href === url.href;
+}
+
+/**
+ * The return address when it belongs to a legacy site (HostSettings.tokenOrigins), whose token the legacy flow of
+ * spec §4 fetches on the way (issue #10 §3); undefined for every other address.
+ */
+export function legacyReturn(
+  returnTo: string | null,
+  policy: ReturnPolicy,
+  tokenOrigins: readonly string[],
+): string | undefined {
+  const address = checkReturnTo(returnTo, policy);
+  return address && tokenOrigins.includes(new URL(address).origin) ? address : undefined;
 }

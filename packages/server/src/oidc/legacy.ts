@@ -1,0 +1,106 @@
+import { OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
+import type Provider from "oidc-provider";
+import type { ResourceServer } from "oidc-provider";
+import type { Config } from "../config.ts";
+import type { ProviderClient } from "./clients.ts";
+import { ACCESS_TOKEN_ALG } from "./keys.ts";
+
+/**
+ * The legacy flow of spec §4 (issue #10 §3; docs/decisions.md "The legacy flow"). The provider no longer issues a
+ * bare `token` response, and RFC 9700 §2.1.2 retires the implicit grant, so the web app itself is the OAuth client:
+ * a public client with code + PKCE whose callback is `/legacy_login/callback` on every brand host. It asks for an
+ * access token whose resource (RFC 8707) is the legacy site it returns to, and hands that token on in the
+ * fragment of the site's return address. A site is "legacy" — may receive tokens — when CLIENTS_FILE lists a client
+ * marked `legacy` with a redirect URI on its origin; the token's audience is that client's id.
+ */
+
+/** Legacy sites by origin: each origin of a legacy client's redirect URIs, and the client_id it belongs to. */
+const sitesOf = new WeakMap<readonly ProviderClient[], ReadonlyMap<string, string>>();
+
+export function legacySites(clients: readonly ProviderClient[]): ReadonlyMap<string, string> {
+  let sites = sitesOf.get(clients);
+  if (!sites) {
+    const entries = clients
+      .filter((client) => client.legacy)
+      .flatMap((client) => client.redirect_uris.map((uri) => [new URL(uri).origin, client.client_id] as const));
+    sites = new Map(entries);
+    sitesOf.set(clients, sites);
+  }
+  return sites;
+}
+
+/** The origins whose return addresses receive a token (the host page tells the web app, HostSettings). */
+export function tokenOrigins(config: Pick<Config, "clients">): string[] {
+  return [...legacySites(config.clients).keys()];
+}
+
+/**
+ * The web app as a client: public (it runs in the browser, RFC 9700 §2.1.1: PKCE), first-party (no consent), code
+ * only (no refresh token: the token goes to the site at once), and its callback on every host of the brands file
+ * with PUBLIC_URL's scheme and port, matched exactly like any redirect URI (RFC 9700 §2.1).
+ */
+export function webClient(config: Pick<Config, "brands" | "publicUrl">): ProviderClient {
+  const { protocol, port } = config.publicUrl;
+  const origins = new Set([
+    config.publicUrl.origin,
+    ...config.brands.sites.map((site) => new URL(`${protocol}//${site.host}${port ? `:${port}` : ""}`).origin),
+  ]);
+  return {
+    client_id: WEB_CLIENT_ID,
+    redirect_uris: [...origins].map((origin) => `${origin}${ROUTES.LEGACY_LOGIN_CALLBACK.path}`),
+    post_logout_redirect_uris: [],
+    application_type: "web",
+    grant_types: ["authorization_code"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+    brand: config.brands.defaultBrand,
+    legacy: false,
+    first_party: true,
+  };
+}
+
+/**
+ * A legacy site as a resource server: only the web client may ask for it, and its token is a JWT (RFC 9068) whose
+ * audience is the site's client id, so no other site or API accepts it (RFC 8707 §1, ASVS 10.3.1).
+ */
+export function legacyResourceServer(
+  config: Pick<Config, "clients">,
+  resource: string,
+  clientId: string,
+): ResourceServer | undefined {
+  const audience = clientId === WEB_CLIENT_ID ? legacySites(config.clients).get(resource) : undefined;
+  if (!audience) return undefined;
+  return {
+    scope: "",
+    audience,
+    accessTokenTTL: OIDC_TTL_S.accessToken,
+    accessTokenFormat: "jwt",
+    jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
+  };
+}
+
+/**
+ * `GET /api/legacy_token` (spec §7): a token for a legacy site, minted for the signed-in person without a browser
+ * round trip through the authorization endpoint. Issued as the web client's, with the same resource server as the
+ * legacy flow's; a JWT is not stored, so it needs no grant.
+ */
+export async function mintLegacyToken(
+  provider: Provider,
+  config: Pick<Config, "clients">,
+  accountId: string,
+  origin: string,
+): Promise<{ token: string; expiresIn: number } | undefined> {
+  const info = legacyResourceServer(config, origin, WEB_CLIENT_ID);
+  const client = await provider.Client.find(WEB_CLIENT_ID);
+  if (!info || !client) return undefined;
+  // The library's type asks for a grant id, which only stored (opaque) tokens use: a JWT is neither stored nor
+  // looked up (lib/models/formats/jwt.js), so it names none.
+  const token = new provider.AccessToken({
+    accountId,
+    client,
+    gty: "legacy_token",
+    scope: "",
+    resourceServer: new provider.ResourceServer(origin, info),
+  } as ConstructorParameters<typeof provider.AccessToken>[0]);
+  return { token: await token.save(), expiresIn: OIDC_TTL_S.accessToken };
+}
