@@ -184,14 +184,19 @@ async function main() {
       headers: { "accept-encoding": BROWSER_ENCODINGS, "accept-language": "de" },
     }),
   );
-  // A desktop app's refresh grants (rotating refresh token, a JWT for the API each time), four chains per core.
-  const chains = await refreshTokens(base, accounts[1] as string, PASSWORD, cores * 4);
-  const refreshes = await sampled("refresh grants", async () => {
-    const result = await refreshLoad(base, chains, DURATION_S);
-    if (result.non2xx > 0 || result.errors > 0)
-      throw new Error(`refresh grants: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return result;
-  });
+  // A desktop app's refresh grants (rotating refresh token, a JWT for the API each time), four chains per core:
+  // first as the app asks when it wants an ID token too, then for the API alone (`scope=api`, no ID token to sign),
+  // as README "The flows" tells desktop apps to refresh. Each load has chains of its own (a rotated token is spent).
+  const refreshRun = async (name: string, scope?: string) => {
+    const chains = await refreshTokens(base, accounts[1] as string, PASSWORD, cores * 4);
+    return sampled(name, async () => {
+      const result = await refreshLoad(base, chains, DURATION_S, scope);
+      if (result.failures > 0) throw new Error(`${name}: ${result.failures} chains refused`);
+      return result;
+    });
+  };
+  const fullRefreshes = await refreshRun("refresh grants with an ID token");
+  const refreshes = await refreshRun("refresh grants", "api");
   // Argon2id alone, measured right before the sign-ins (and its with-every-core-busy rate once more right after).
   const hashing = await measureHashing(PASSWORD);
   const signIns = await sampled("sign-ins", () => signInLoad(base, accounts, anonCookie, csrf, cores));
@@ -226,11 +231,15 @@ async function main() {
       value: `${countries.requests.average.toFixed(0)} req/s, p99 ${countries.latency.p99} ms`,
     },
     {
-      label: "POST /oidc/token refresh (desktop app, JWT)",
+      label: "POST /oidc/token refresh, JWT + ID token",
+      value: `${fullRefreshes.rate.toFixed(0)} grants/s (${(fullRefreshes.rate / cores).toFixed(0)} per core), p99 ${fullRefreshes.p99Ms} ms`,
+    },
+    {
+      label: "POST /oidc/token refresh, JWT (scope=api)",
       value: `${refreshRps.toFixed(0)} grants/s, p99 ${refreshes.p99Ms} ms`,
     },
     {
-      label: "refresh grants per core",
+      label: "refresh grants per core (scope=api)",
       value: `${refreshPerCore.toFixed(0)} grants/s`,
       target: { text: `≥ ${TARGETS.refreshPerCore}/s`, met: refreshPerCore >= TARGETS.refreshPerCore },
     },

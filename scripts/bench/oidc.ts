@@ -108,7 +108,13 @@ export interface RefreshResult {
  * waits for its answer before its next request (autocannon prepares requests ahead, which would present a token
  * twice and, rightly, end the grant), so the load is a loop per chain over keep-alive connections.
  */
-export async function refreshLoad(base: string, tokens: string[], durationS: number): Promise<RefreshResult> {
+export async function refreshLoad(
+  base: string,
+  tokens: string[],
+  durationS: number,
+  /** A narrower scope for each refresh (RFC 6749 §6): `api` asks for the API's token alone, no ID token. */
+  scope?: string,
+): Promise<RefreshResult> {
   const until = performance.now() + durationS * 1000;
   const latencies: number[] = [];
   let failures = 0;
@@ -123,6 +129,7 @@ export async function refreshLoad(base: string, tokens: string[], durationS: num
           refresh_token: token,
           client_id: CLIENT_ID,
           resource: API_RESOURCE,
+          ...(scope ? { scope } : {}),
         }),
       });
       const body = (await response.json()) as { refresh_token?: string };

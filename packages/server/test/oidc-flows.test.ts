@@ -132,6 +132,29 @@ describe("openid-client as a relying party of the running provider", () => {
     }
   });
 
+  it("gives a desktop app that refreshes for the API alone (scope=api) its JWT without signing an ID token", async () => {
+    const listener = await Listener.start();
+    try {
+      const { person, browser } = await signedIn();
+      const redirectUri = `http://127.0.0.1:${listener.port}/callback`;
+      const request = await codeRequest(app, redirectUri, { scope: "openid api" });
+      const first = await oidc.authorizationCodeGrant(app, await browser.authorize(request.url), request.checks);
+      // RFC 6749 §6: a narrower scope on refresh. Without openid the answer carries no ID token (OIDC Core §12.2).
+      const apiOnly = await oidc.refreshTokenGrant(app, first.refresh_token ?? "", {
+        resource: OIDC_API_RESOURCE,
+        scope: "api",
+      });
+      expect(apiOnly.id_token).toBeUndefined();
+      const { payload } = await jwtVerify(apiOnly.access_token, await jwks(), { audience: OIDC_API_RESOURCE });
+      expect(payload).toMatchObject({ sub: person.id, scope: "api" });
+      // The rotated refresh token keeps the whole grant: the next refresh may ask for an ID token again.
+      const full = await oidc.refreshTokenGrant(app, apiOnly.refresh_token ?? "");
+      expect(full.claims()?.sub).toBe(person.id);
+    } finally {
+      await listener.close();
+    }
+  });
+
   it("answers introspection, and revocation ends a token", async () => {
     const { person, browser } = await signedIn();
     const { tokens } = await siteTokens(browser);
