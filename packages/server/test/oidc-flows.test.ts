@@ -2,7 +2,10 @@ import { OIDC_API_RESOURCE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finishSignIn } from "../src/accounts/finish-sign-in.ts";
 import { runAdmin } from "../src/admin/cli.ts";
+import { sessionCookieName } from "../src/http/session.ts";
+import { usersStore } from "../src/store/users.ts";
 import {
   Browser,
   codeRequest,
@@ -78,9 +81,34 @@ describe("openid-client as a relying party of the running provider", () => {
     const callback = await browser.authorize(request.url);
     expect(callback.origin + callback.pathname).toBe(SITE_CALLBACK);
     const tokens = await oidc.authorizationCodeGrant(site, callback, { ...request.checks, idTokenExpected: true });
-    expect(tokens.claims()).toMatchObject({ sub: person.id, iss: server.issuer, aud: "site" });
+    // RFC 8176: the ID token says how the person signed in.
+    expect(tokens.claims()).toMatchObject({ sub: person.id, iss: server.issuer, aud: "site", amr: ["pwd"] });
     const info = await oidc.fetchUserInfo(site, tokens.access_token, person.id);
     expect(info).toMatchObject({ sub: person.id, email: person.email, email_verified: true, given_name: "Ann" });
+  });
+
+  it("says in the ID token's amr how the gateway session was opened: a mailed one-time code is otp, a federation fed", async () => {
+    for (const [method, amr] of [
+      ["activation", ["otp"]],
+      ["social", ["fed"]],
+    ] as const) {
+      const person = await createPerson(server.app);
+      const user = await usersStore.findById(server.app.db, person.id);
+      if (!user) throw new Error("no user row");
+      const opened = await finishSignIn(server.app.db, {
+        user,
+        method,
+        ...(method === "social" ? { idp: "google" } : {}),
+        client: { ip: "127.0.0.1", userAgent: "test" },
+      });
+      if (!opened.ok) throw new Error("sign-in refused");
+      const browser = new Browser(server);
+      browser.cookies.set(sessionCookieName(new URL(server.url)), opened.token);
+      await browser.start();
+      const request = await codeRequest(site, SITE_CALLBACK);
+      const tokens = await oidc.authorizationCodeGrant(site, await browser.authorize(request.url), request.checks);
+      expect(tokens.claims()?.amr, method).toEqual(amr);
+    }
   });
 
   it("signs a person in to a desktop app through a loopback listener on any port, with a JWT for the API", async () => {

@@ -3,9 +3,12 @@ import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 
-/** Which claims each scope releases (OIDC Core §5.4, the subset an account of ours has). */
+/**
+ * Which claims each scope releases (OIDC Core §5.4, the subset an account of ours has). Every ID token says how the
+ * person signed in (`amr`, RFC 8176, from the gateway session: oidc/gateway-session.ts).
+ */
 export const OIDC_CLAIMS = {
-  openid: ["sub"],
+  openid: ["sub", "amr"],
   email: ["email", "email_verified"],
   profile: ["name", "given_name", "family_name", "locale"],
 } as const;

@@ -1,3 +1,4 @@
+import type { SignInMethod } from "@gatehouse/contract";
 import { maySignInElsewhere } from "../accounts/finish-sign-in.ts";
 import type { Config } from "../config.ts";
 import { sessionCookieName } from "../http/session.ts";
@@ -11,6 +12,8 @@ export interface GatewaySession {
   userId: string;
   /** When the person signed in (ms): the provider's auth_time, which max_age and prompt=login are measured by. */
   signedInAt: number;
+  /** How they signed in: the ID token's `amr` (RFC 8176) says it to the site. */
+  amr: string[];
   /** False while the account owes a step (a required password change or profile update): it may not sign in elsewhere. */
   mayContinue: boolean;
   /** The step it owes, if any: the password change comes first (spec §4). */
@@ -44,11 +47,25 @@ export async function readGatewaySessionForProvider(
     id: session.id,
     userId: session.user_id,
     signedInAt: session.auth_time,
+    amr: [...AUTHENTICATION_METHODS[session.auth_method]],
     // A site must not receive a person who has still to change their password or complete their profile.
     mayContinue: maySignInElsewhere(session),
     owedStep: OWED_STEPS[session.pending_step ?? "none"],
   };
 }
+
+/**
+ * RFC 8176 names for how a session was opened: a password; a one-time code mailed to the person (the activation
+ * link's sign-in); or another identity provider (social, corporate, the forum) — "fed".
+ */
+const AUTHENTICATION_METHODS: Record<SignInMethod, readonly string[]> = {
+  password: ["pwd"],
+  password_setup: ["pwd"],
+  activation: ["otp"],
+  social: ["fed"],
+  corporate: ["fed"],
+  forum: ["fed"],
+};
 
 /** The interaction API's names for the step a session owes (spec §4: the password change comes first). */
 const OWED_STEPS = { password_change: "password", profile_update: "profile", none: undefined } as const;

@@ -166,7 +166,7 @@ export async function finishInteraction(
       login: {
         accountId: gateway.userId,
         ts: Math.floor(gateway.signedInAt / SECOND_MS),
-        amr: ["pwd"],
+        amr: gateway.amr,
         remember: true,
       },
       consent: { grantId },

@@ -80,7 +80,14 @@ export function buildProvider(options: {
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraClientMetadata: { properties: [...OUR_CLIENT_FIELDS] },
     findAccount: accountFinder(db),
-    claims: Object.fromEntries(Object.entries(OIDC_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
+    claims: {
+      // The library's own standalone claims, given when a site asks for them (the `claims` parameter).
+      acr: null,
+      auth_time: null,
+      iss: null,
+      sid: null,
+      ...Object.fromEntries(Object.entries(OIDC_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
+    },
     // OpenID scopes only: the API's scope belongs to its resource server (getResourceServerInfo).
     scopes: [...OIDC_SCOPES],
     jwks: { keys },
