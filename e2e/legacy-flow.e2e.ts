@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BRANDS } from "@gatehouse/contract";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -145,6 +146,23 @@ describe("the legacy flow (spec §4, issue #10 §3)", () => {
     await page.goto(`${service.baseUrl}${loginWith(`${siteOrigin}/again`)}`);
     expect(await siteVerdict(page)).toBe(`verified ${await userGuid(context)}`);
     expect(lastVisit()?.url.pathname).toBe("/again");
+    await context.close();
+  });
+
+  it("runs on every brand's host, in that brand, with its own callback", async () => {
+    const email = await person();
+    const cloudBase = service.baseUrl.replace("//localhost", "//cloud.localhost");
+    const { page, context } = await visit(browser, loginWith(`${siteOrigin}/cloud`), {}, cloudBase);
+    await page.waitForURL((url) => url.pathname === "/service_login");
+    expect(new URL(page.url()).hostname).toBe("cloud.localhost");
+    await page.getByRole("heading", { level: 1, name: `Sign in to continue to ${BRANDS.cloud.name}` }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.dataset.brand)).toBe("cloud");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page);
+    await screenshot(page, "legacy-service-login-cloud-phone");
+    await signIn(page, email, PASSWORD);
+    expect(await siteVerdict(page)).toMatch(/^verified [0-9a-f-]{36}$/u);
+    expect(lastVisit()?.url.pathname).toBe("/cloud");
     await context.close();
   });
 

@@ -119,6 +119,16 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
     await context.close();
   });
 
+  it("offers a person without an account to create one, and brings them back to this sign-in", async () => {
+    const { url } = authorizeUrl("app-cloud", `${appOrigin}/callback`);
+    const { page, context } = await visit(browser, url, {}, service.baseUrl);
+    await page.getByRole("link", { name: "Create account" }).click();
+    await page.waitForURL((target) => target.pathname === "/register");
+    expect(new URL(page.url()).searchParams.get("return_to")).toBe("/service_login");
+    await page.getByRole("heading", { level: 1, name: "Create account" }).waitFor();
+    await context.close();
+  });
+
   it("asks for consent for a site that is not the vendor's own, then continues", async () => {
     const email = await person();
     const { url, state } = authorizeUrl("partner", `${appOrigin}/partner`);

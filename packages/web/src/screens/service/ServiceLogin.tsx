@@ -140,10 +140,15 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
       props.onSignedIn();
     },
   });
+  const { t } = useTranslation();
   return (
     <>
       <h1>{props.heading}</h1>
       {signIn.view}
+      {/* A person without an account registers, activates by the mailed link, and comes back here to go on. */}
+      <p className={styles.create}>
+        {t("login.noAccount")} <Link to={routeUrl("REGISTER", { return_to: HERE })}>{t("login.createAccount")}</Link>
+      </p>
     </>
   );
 }
