@@ -129,6 +129,15 @@ export const OIDC_API_SCOPE = "api";
 export const WEB_CLIENT_ID = "gatehouse";
 export const LEGACY_STATE_COOKIE = "gatehouse_legacy_state";
 export const LEGACY_STATE_TTL_S = (15 * MINUTE) / SECOND;
+/**
+ * Linked sessions across brand hosts (issue #10 §5): a link code lives a minute and is used once; the receiving
+ * host's state cookie as long; and after a round trip that brought no session (a visitor everywhere), the host does
+ * not ask again for two minutes, so a visitor never loops and a sign-in elsewhere is seen soon after.
+ */
+export const SESSION_LINK_CODE_TTL_MS = MINUTE;
+export const SESSION_LINK_STATE_COOKIE = "gh_link_state";
+export const SESSION_LINK_MARKER_COOKIE = "gatehouse_link_checked";
+export const SESSION_LINK_MARKER_TTL_S = (2 * MINUTE) / SECOND;
 /** A back-channel logout token is valid this long (OIDC Back-Channel Logout 1.0 §2.4: a short time). */
 export const OIDC_LOGOUT_TOKEN_TTL_S = (2 * MINUTE) / SECOND;
 /** How long the gateway waits for a client's back-channel logout endpoint before giving up on it. */

@@ -58,6 +58,11 @@ export const HostSettings = z.object({
    * address (spec §4, issue #10 §3); any other return address gets none.
    */
   tokenOrigins: z._default(z.array(z.string()), []),
+  /**
+   * Spec §4, issue #10 §5: linked sessions are on (LINKED_SESSIONS) and this host is not the central one
+   * (`publicUrl`), so the page links its session with the central host's.
+   */
+  linkedSessions: z._default(z.boolean(), false),
   /** Language picked from a mailed link's `lang`, the cookie, the return-URL path and the country, in that order. */
   language: z.enum(LANGUAGE_CODES as [string, ...string[]]),
   /** Upper-cased visitor country, ZZ when unknown. */

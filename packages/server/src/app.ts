@@ -34,6 +34,7 @@ import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
+import { sessionLinkRoutes } from "./routes/session-link.ts";
 import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
@@ -42,6 +43,7 @@ import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
 import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
+import { sessionLinksStore } from "./store/session-links.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
 
@@ -138,6 +140,7 @@ export async function buildApp(
   await app.register(profileRoutes, { services });
   await app.register(serviceLoginRoutes, { services });
   await app.register(legacyRoutes, { services });
+  await app.register(sessionLinkRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
@@ -156,6 +159,7 @@ export async function buildApp(
     const now = Date.now();
     Promise.all([
       sweepSessions(db),
+      sessionLinksStore.deleteExpired(db, now),
       sweepThrottle(db),
       codesStore.deleteStale(db, now - 30 * 24 * 3600_000),
       captchasStore.deleteStale(db, now),

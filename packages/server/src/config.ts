@@ -55,6 +55,8 @@ const Env = z.object({
   BOT_CHECK_SITE_KEY: z.string().optional(),
   /** Override of the provider's verify URL (tests, proxies). */
   BOT_CHECK_VERIFY_URL: z.url().optional(),
+  /** Spec §4, issue #10 §5: brand hosts link their sessions through the central host (PUBLIC_URL). Off by default. */
+  LINKED_SESSIONS: z.enum(["true", "false"]).default("false"),
 });
 
 export interface Config {
@@ -84,6 +86,8 @@ export interface Config {
   botCheck:
     | { provider: "altcha" }
     | { provider: RemoteBotCheckProvider; secret: string; siteKey: string; verifyUrl: string };
+  /** LINKED_SESSIONS: brand hosts share a sign-in through the central host (issue #10 §5). */
+  linkedSessions: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -126,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     webDist: e.WEB_DIST,
     botCheck: botCheck(e),
+    linkedSessions: e.LINKED_SESSIONS === "true",
   };
 }
 
@@ -165,6 +170,30 @@ function readBrands(path: string): BrandsFile {
 export function siteOf(config: Pick<Config, "brands">, hostname: string): BrandsFile["sites"][number] | undefined {
   const host = hostname.toLowerCase();
   return config.brands.sites.find((s) => s.host === host);
+}
+
+/**
+ * The origin of each host of the brands file, with PUBLIC_URL's scheme and port (every host is served the same way),
+ * and PUBLIC_URL's own: the only origins the service answers on. Linked sessions and the web app's own client
+ * (oidc/legacy.ts) take origins from here, never from a request's Host header.
+ */
+export function siteOrigins(config: Pick<Config, "brands" | "publicUrl">): string[] {
+  const { protocol, port } = config.publicUrl;
+  const origins = config.brands.sites.map(
+    (site) => new URL(`${protocol}//${site.host}${port ? `:${port}` : ""}`).origin,
+  );
+  return [...new Set([config.publicUrl.origin, ...origins])];
+}
+
+/** Is this the central host of linked sessions (PUBLIC_URL's)? */
+export function isCentralHost(config: Pick<Config, "publicUrl">, hostname: string): boolean {
+  return hostname.toLowerCase() === config.publicUrl.hostname;
+}
+
+/** The origin a request's host name has in the brands file (siteOrigins), if it is one of them. */
+export function originOfHost(config: Pick<Config, "brands" | "publicUrl">, hostname: string): string | undefined {
+  const host = hostname.toLowerCase();
+  return siteOrigins(config).find((origin) => new URL(origin).hostname === host);
 }
 
 /** localhost, *.localhost (browsers resolve it to loopback), 127.0.0.0/8 and [::1]. */

@@ -5,6 +5,7 @@ import { migrate, openDatabase, ping } from "../src/store/db.ts";
 import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
+import { sessionLinksStore } from "../src/store/session-links.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
 import { throttleStore } from "../src/store/throttle.ts";
 import { usersStore } from "../src/store/users.ts";
@@ -112,6 +113,44 @@ describe.each([
     expect((await sessionsStore.findWithUser(db, session.id))?.last_seen_at).toBe(5);
     await usersStore.delete(db, row.id);
     expect(await sessionsStore.findWithUser(db, session.id)).toBeUndefined();
+  });
+
+  it("ends a session with the sessions of its sign-in on other hosts, and takes a link code once, unexpired", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const signInId = randomUUID();
+    const base = {
+      user_id: row.id,
+      created_at: 1,
+      last_seen_at: 1,
+      expires_at: 10,
+      ip: "127.0.0.1",
+      user_agent: "test",
+      auth_time: 1,
+      auth_method: "password" as const,
+      idp: null,
+      pending_step: null,
+    };
+    const ids = [randomUUID(), randomUUID(), randomUUID()].map((id) => id.replaceAll("-", ""));
+    await sessionsStore.insert(db, { ...base, id: ids[0] as string, sign_in_id: signInId });
+    await sessionsStore.insert(db, { ...base, id: ids[1] as string, sign_in_id: signInId, linked: 1 });
+    await sessionsStore.insert(db, { ...base, id: ids[2] as string, sign_in_id: randomUUID() });
+    expect((await sessionsStore.findWithUser(db, ids[0] as string))?.linked).toBe(0);
+    await sessionsStore.markLinked(db, ids[0] as string);
+    expect((await sessionsStore.findWithUser(db, ids[0] as string))?.linked).toBe(1);
+    const ended = await sessionsStore.deleteWithLinked(db, ids[0] as string);
+    expect(ended.map((session) => session.id).sort()).toEqual([ids[0], ids[1]].sort());
+    expect(await sessionsStore.findWithUser(db, ids[2] as string)).toBeDefined();
+
+    const link = { session_id: ids[2] as string, origin: "http://cloud.localhost:8080", state_hash: "s" };
+    await sessionLinksStore.insert(db, { ...link, id: "fresh", expires_at: 2_000 });
+    await sessionLinksStore.insert(db, { ...link, id: "stale", expires_at: 500 });
+    expect(await sessionLinksStore.consume(db, "stale", 1_000)).toBeUndefined();
+    expect(await sessionLinksStore.consume(db, "fresh", 1_000)).toMatchObject(link);
+    expect(await sessionLinksStore.consume(db, "fresh", 1_000)).toBeUndefined();
+    await sessionLinksStore.insert(db, { ...link, id: "old", expires_at: 500 });
+    expect(await sessionLinksStore.deleteExpired(db, 1_000)).toBe(1);
+    await sessionsStore.delete(db, ids[2] as string);
   });
 
   it("sweeps sessions past their lifetime or idle time", async () => {

@@ -228,6 +228,31 @@ export const api = {
     statuses: [302, 400],
   }),
   /**
+   * Our additions (issue #10 §5), browser navigations between brand hosts, each answered by a redirect: the host
+   * that wants the session starts (`from` is the host that has it), that host gives a code, the first redeems it.
+   */
+  sessionLinkStart: defineEndpoint({
+    method: "GET",
+    path: "/session/link/start",
+    query: z.object({ from: z.string(), return_to: z.string() }),
+    answer: s.Empty,
+    statuses: [302, 400, 404],
+  }),
+  sessionLinkGive: defineEndpoint({
+    method: "GET",
+    path: "/session/link/give",
+    query: z.object({ to: z.string(), state: z.string(), return_to: z.string() }),
+    answer: s.Empty,
+    statuses: [302, 400, 404],
+  }),
+  sessionLinkRedeem: defineEndpoint({
+    method: "GET",
+    path: "/session/link/redeem",
+    query: z.object({ code: z.optional(z.string()), return_to: z.string() }),
+    answer: s.Empty,
+    statuses: [302, 400, 404],
+  }),
+  /**
    * Our addition (issue #10 §2): the sign-in a site or app asked the OpenID Connect provider for, read from the
    * provider's interaction cookie: who asks, in which brand, and whether the gateway session can finish it.
    */

@@ -6,6 +6,7 @@ import type { Db } from "../store/db.ts";
 export type AuditEvent =
   | "sign_in"
   | "sign_in_failed"
+  | "session_linked"
   | "lockout"
   | "unlock"
   | "password_changed"

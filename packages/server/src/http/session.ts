@@ -239,6 +239,16 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     };
   });
 
+  /** Hands the browser a session opened elsewhere in the code (a redeemed link code, sessions/links.ts). */
+  app.decorate("adoptSession", (request: FastifyRequest, reply: FastifyReply, token: string) => {
+    request.session = { token, user: undefined };
+    setCookie(reply, token);
+    sendCsrfToken(request, reply);
+  });
+
+  /** The browser's signed-in session token, if any (the one a new session replaces). */
+  app.decorate("signedInToken", signedInToken);
+
   /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1), on /api or any other path. */
   app.decorate("signOut", async (request: FastifyRequest, reply: FastifyReply) => {
     const current = await signedInToken(request);
@@ -264,6 +274,8 @@ declare module "fastify" {
     onSessionsEnded(listener: SessionsEndedListener): () => void;
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    adoptSession(request: FastifyRequest, reply: FastifyReply, token: string): void;
+    signedInToken(request: FastifyRequest): Promise<string | undefined>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }
 }

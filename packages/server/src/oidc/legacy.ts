@@ -1,7 +1,7 @@
 import { OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { ResourceServer } from "oidc-provider";
-import type { Config } from "../config.ts";
+import { type Config, siteOrigins } from "../config.ts";
 import type { ProviderClient } from "./clients.ts";
 import { ACCESS_TOKEN_ALG } from "./keys.ts";
 
@@ -40,14 +40,9 @@ export function tokenOrigins(config: Pick<Config, "clients">): string[] {
  * with PUBLIC_URL's scheme and port, matched exactly like any redirect URI (RFC 9700 §2.1).
  */
 export function webClient(config: Pick<Config, "brands" | "publicUrl">): ProviderClient {
-  const { protocol, port } = config.publicUrl;
-  const origins = new Set([
-    config.publicUrl.origin,
-    ...config.brands.sites.map((site) => new URL(`${protocol}//${site.host}${port ? `:${port}` : ""}`).origin),
-  ]);
   return {
     client_id: WEB_CLIENT_ID,
-    redirect_uris: [...origins].map((origin) => `${origin}${ROUTES.LEGACY_LOGIN_CALLBACK.path}`),
+    redirect_uris: siteOrigins(config).map((origin) => `${origin}${ROUTES.LEGACY_LOGIN_CALLBACK.path}`),
     post_logout_redirect_uris: [],
     application_type: "web",
     grant_types: ["authorization_code"],

@@ -1,6 +1,6 @@
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import type { Config } from "../config.ts";
+import { type Config, isCentralHost } from "../config.ts";
 import { visitorCountry } from "../http/client.ts";
 import { mount } from "../http/mount.ts";
 
@@ -26,8 +26,9 @@ export async function sessionRoutes(app: FastifyInstance, { config }: { config: 
         FirstName: session.first_name,
         LastName: session.last_name,
         Location: visitorCountry(request, config),
-        // Gatehouse is itself the gateway: a session here needs no further linking (docs/decisions.md).
-        Linked: true,
+        // Spec §4, issue #10 §5: with linked sessions on, a brand host's session is Linked once its sign-in has
+        // reached the central host (no query more: the flag is on the row already read).
+        Linked: !config.linkedSessions || session.linked === 1 || isCentralHost(config, request.hostname),
         // Our addition (issue #10 §1): the web app sends a person who owes a step to it from any address.
         RequiredStep: session.pending_step,
       };

@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { type RequiredStep, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
 import { accountRefusal } from "../accounts/account-status.ts";
 import type { Db } from "../store/db.ts";
@@ -76,6 +76,8 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
     auth_method: record.method,
     idp: record.idp ?? null,
     pending_step: record.step,
+    // A new sign-in: the sessions it is carried to on other hosts share this id (sessions/links.ts).
+    sign_in_id: randomUUID(),
   });
   return token;
 }
@@ -84,8 +86,12 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
  * The live session behind a token, or undefined when unknown, idle too long, past its lifetime, or its account is
  * no longer usable (then it ends here, and its end is announced).
  */
-export async function findSession(db: Db, token: string, now = Date.now()): Promise<SessionWithUser | undefined> {
-  const id = sessionId(token);
+export function findSession(db: Db, token: string, now = Date.now()): Promise<SessionWithUser | undefined> {
+  return findSessionById(db, sessionId(token), now);
+}
+
+/** The live session of a stored id (a link code names the giving session by id), as `findSession` reads it. */
+export async function findSessionById(db: Db, id: string, now = Date.now()): Promise<SessionWithUser | undefined> {
   const session = await sessionsStore.findWithUser(db, id);
   if (!session) return undefined;
   const expired = session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now;
@@ -119,8 +125,9 @@ export async function completeStep(
   return rotated ? token : undefined;
 }
 
+/** Signs out: the session ends, and with it the sessions of the same sign-in on other brand hosts (issue #10 §5). */
 export async function closeSession(db: Db, token: string, reason: SessionEndReason = "sign_out"): Promise<void> {
-  await announceEnded(db, await sessionsStore.delete(db, sessionId(token)), reason);
+  await announceEnded(db, await sessionsStore.deleteWithLinked(db, sessionId(token)), reason);
 }
 
 /**

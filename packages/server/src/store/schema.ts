@@ -1,5 +1,5 @@
 import type { RequiredStep, SignInMethod } from "@gatehouse/contract";
-import type { Insertable, Selectable, Updateable } from "kysely";
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** Times are epoch milliseconds; flags are 0/1 integers, the same on SQLite and PostgreSQL. */
 export interface UsersTable {
@@ -42,6 +42,19 @@ export interface SessionsTable {
   idp: string | null;
   /** The step the person owes before anything else (issue #10 §1); null when none. */
   pending_step: RequiredStep | null;
+  /** The sign-in this session belongs to, shared by its linked sessions on other hosts (issue #10 §5). */
+  sign_in_id: string | null;
+  /** 1 once the sign-in has reached the central host (PUBLIC_URL), so `GET /session` says Linked. */
+  linked: Generated<number>;
+}
+
+/** A single-use code that carries a session to another brand host (issue #10 §5). */
+export interface SessionLinksTable {
+  id: string;
+  session_id: string;
+  origin: string;
+  state_hash: string;
+  expires_at: number;
 }
 
 /** An account's identity at an external provider (social, corporate), keyed by the provider's subject. */
@@ -170,6 +183,7 @@ export interface OidcKeysTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  session_links: SessionLinksTable;
   external_identities: ExternalIdentitiesTable;
   login_throttle: LoginThrottleTable;
   recovery_quota: RecoveryQuotaTable;
@@ -194,5 +208,7 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type NewSessionRow = Insertable<SessionsTable>;
+export type SessionLinkRow = Selectable<SessionLinksTable>;
 export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
 export type ThrottleRow = Selectable<LoginThrottleTable>;

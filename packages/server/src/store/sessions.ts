@@ -1,7 +1,7 @@
 import type { RequiredStep } from "@gatehouse/contract";
 import type { CompiledQuery } from "kysely";
 import type { Db } from "./db.ts";
-import type { SessionRow, UserRow } from "./schema.ts";
+import type { NewSessionRow, SessionRow, UserRow } from "./schema.ts";
 
 export type SessionWithUser = SessionRow & {
   email: string;
@@ -32,6 +32,8 @@ function findWithUserQuery(db: Db, id: string) {
       "sessions.auth_method",
       "sessions.idp",
       "sessions.pending_step",
+      "sessions.sign_in_id",
+      "sessions.linked",
       "users.email",
       "users.first_name",
       "users.last_name",
@@ -42,7 +44,7 @@ function findWithUserQuery(db: Db, id: string) {
 
 /** Queries of the sessions table (signed-in sessions only; anonymous ones live in the cookie alone). */
 export const sessionsStore = {
-  insert: async (db: Db, row: SessionRow): Promise<void> => {
+  insert: async (db: Db, row: NewSessionRow): Promise<void> => {
     await db.insertInto("sessions").values(row).execute();
   },
 
@@ -85,6 +87,25 @@ export const sessionsStore = {
   /** Deletes one session; answers it when there was one, so its end can be announced. */
   delete: async (db: Db, id: string): Promise<EndedSession[]> =>
     db.deleteFrom("sessions").where("id", "=", id).returning(ENDED).execute(),
+
+  /** Deletes one session and the sessions of the same sign-in on other hosts (issue #10 §5). */
+  deleteWithLinked: async (db: Db, id: string): Promise<EndedSession[]> => {
+    const [ended] = await db
+      .deleteFrom("sessions")
+      .where("id", "=", id)
+      .returning([...ENDED, "sign_in_id"])
+      .execute();
+    if (!ended) return [];
+    const linked = ended.sign_in_id
+      ? await db.deleteFrom("sessions").where("sign_in_id", "=", ended.sign_in_id).returning(ENDED).execute()
+      : [];
+    return [{ id: ended.id, user_id: ended.user_id }, ...linked];
+  },
+
+  /** The sign-in has reached the central host: the session says Linked from now on. */
+  markLinked: async (db: Db, id: string): Promise<void> => {
+    await db.updateTable("sessions").set({ linked: 1 }).where("id", "=", id).execute();
+  },
 
   deleteForUser: async (db: Db, userId: string): Promise<EndedSession[]> =>
     db.deleteFrom("sessions").where("user_id", "=", userId).returning(ENDED).execute(),

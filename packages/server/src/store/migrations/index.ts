@@ -8,6 +8,7 @@ import * as attemptCounters from "./006-attempt-counters.ts";
 import * as supersededCodes from "./007-superseded-codes.ts";
 import * as authenticationCore from "./008-authentication-core.ts";
 import * as oidc from "./009-oidc.ts";
+import * as linkedSessions from "./010-linked-sessions.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "007-superseded-codes": supersededCodes,
   "008-authentication-core": authenticationCore,
   "009-oidc": oidc,
+  "010-linked-sessions": linkedSessions,
 };
 
 export const migrationProvider: MigrationProvider = {
