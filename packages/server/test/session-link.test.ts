@@ -25,7 +25,10 @@ interface Visit {
 class Browser {
   readonly jars = new Map<string, Map<string, string>>();
   readonly csrf = new Map<string, string>();
-  constructor(readonly app: App) {}
+  readonly app: App;
+  constructor(app: App) {
+    this.app = app;
+  }
 
   jar(host: string): Map<string, string> {
     let jar = this.jars.get(host);
