@@ -93,9 +93,7 @@ class Browser {
 
   /** What the web app does on a brand host (app/session-link.ts): link, from or to the central host. */
   linkFrom(origin: string, from: string, returnTo: string) {
-    return this.follow(
-      `${origin}/api/session/link/start?${new URLSearchParams({ from, return_to: returnTo })}`,
-    );
+    return this.follow(`${origin}/api/session/link/start?${new URLSearchParams({ from, return_to: returnTo })}`);
   }
 }
 

@@ -5,7 +5,7 @@ import { reportError, startApi } from "./api/index.ts";
 import { AppContext, appContextFor } from "./app/context.tsx";
 import { loadScreen, routeIdFor, usesSession } from "./app/router.tsx";
 import { Shell } from "./app/Shell.tsx";
-import { refreshSession } from "./app/session.ts";
+import { refreshSession, sessionAnswer } from "./app/session.ts";
 import { readHostSettings } from "./app/settings.ts";
 import { applyTheme } from "./brands/theme.ts";
 import { startI18n } from "./i18n/index.ts";
@@ -24,7 +24,16 @@ startApi(settings.gatewayUrl, settings.brand);
 // Pages that skip the session (spec §2: the error page, registration complete) make no call at all.
 const routeId = routeIdFor(window.location.pathname);
 const i18n = startI18n(settings.language as Language);
-if (usesSession(routeId)) refreshSession();
+if (usesSession(routeId)) {
+  refreshSession();
+  // Spec §4, issue #10 §5: on a brand host with linked sessions, a session that lacks Linked goes to the link.
+  if (settings.linkedSessions && routeId !== "LOGOUT") {
+    void Promise.all([sessionAnswer(), import("./app/session-link.ts")]).then(
+      ([session, link]) => link.linkSession(session, settings.publicUrl),
+      () => undefined,
+    );
+  }
+}
 await Promise.all([i18n, loadScreen(routeId).catch(() => undefined)]);
 
 const root = document.getElementById("root");

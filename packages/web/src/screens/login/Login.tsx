@@ -37,8 +37,16 @@ export default function Login() {
   const current = routeIdFor(useLocation().pathname) === "LOGIN";
   usePageTitle(t("titles.signIn"));
 
-  const go = (destination: string) => {
+  const go = (destination: string, signedInNow = false) => {
     setRedirecting(true);
+    // Issue #10 §5: a sign-in on a brand host reaches the central host on its way, so every brand sees it.
+    if (signedInNow && settings.linkedSessions) {
+      const absolute = new URL(destination, window.location.origin).href;
+      void import("../../app/session-link.ts").then((link) =>
+        window.location.assign(link.linkThroughCentral(settings.publicUrl, absolute)),
+      );
+      return;
+    }
     if (isInternal(destination, returnPolicy.selfOrigin))
       navigate(destination.replace(returnPolicy.selfOrigin, ""), { replace: true });
     else window.location.assign(destination);
@@ -79,7 +87,7 @@ export default function Login() {
       if (legacy && !owesStep) return startLegacyFlow(legacy);
       // After an owed step, the login page again, whose legacy flow then brings the site its token.
       const next = legacy ? routeUrl("LOGIN", { return_to: legacy }) : returnTo;
-      go(destinationAfterSignIn(answer, next, returnPolicy, brand));
+      go(destinationAfterSignIn(answer, next, returnPolicy, brand), true);
     },
   });
 
