@@ -28,7 +28,7 @@ const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
 const TARGETS = { sessionRatio: 0.8, signInRatio: 0.9, idleMiB: 150, peakMiB: 300, refreshPerCore: 300 };
 const MIB = 1024 * 1024;
 /** Node's flags in `npm start` (package.json), so the gateway measured is the one that runs. */
-const GATEWAY_NODE_FLAGS = ["--max-semi-space-size=8"];
+const GATEWAY_NODE_FLAGS = ["--max-semi-space-size=8", "--max-old-space-size=192"];
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   const result = await autocannon({ duration: DURATION_S, connections: 10, ...options });
