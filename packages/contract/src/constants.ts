@@ -90,7 +90,7 @@ export const RATE_LIMITS = {
   /** Linked-session round trips (issue #10 §5): a few per page load at most; bounds the codes a client can make. */
   sessionLink: { max: 60, windowMs: 5 * MINUTE },
   /** Tokens minted for legacy sites (issue #10 §3): one per visit to such a site. */
-  legacyToken: { max: 30, windowMs: 5 * MINUTE },
+  legacyToken: { max: 120, windowMs: 5 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 export const CLOUD_PROMO_CREDITS = 20;
