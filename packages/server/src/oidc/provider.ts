@@ -1,5 +1,5 @@
 import { hkdfSync } from "node:crypto";
-import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, ROUTES } from "@gatehouse/contract";
+import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
 import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config.ts";
@@ -117,12 +117,15 @@ export function buildProvider(options: {
       resourceIndicators: {
         enabled: true,
         // Every authorization also covers the brands' API, so a token for it can be asked at the token endpoint.
-        defaultResource: (_ctx, _client, oneOf) => oneOf ?? OIDC_API_RESOURCE,
+        // The web app's own client (the legacy flow) has no default: it may ask only for a legacy site's token.
+        defaultResource: (_ctx, client, oneOf) =>
+          oneOf ?? (client.clientId === WEB_CLIENT_ID ? undefined : OIDC_API_RESOURCE),
         // Without `resource` at the token endpoint, an `openid` request gets a token for userinfo (OIDC Core);
         // naming the API (or asking no `openid`) gets a JWT for it (docs/decisions.md "Access tokens").
         useGrantedResource: () => false,
         getResourceServerInfo: (_ctx, resource, client) => {
-          if (resource !== OIDC_API_RESOURCE) {
+          // Least privilege (ASVS 10.4.x): the web app's public client never holds a token for the brands' API.
+          if (resource !== OIDC_API_RESOURCE || client.clientId === WEB_CLIENT_ID) {
             // A legacy site's token, for the web client's legacy flow only (oidc/legacy.ts).
             const legacy = legacyResourceServer(config, resource, client.clientId);
             if (!legacy) throw new errors.InvalidTarget();

@@ -29,6 +29,12 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
   const secure = config.publicUrl.protocol === "https:";
   const origins = new Set(siteOrigins(config));
   const central = config.publicUrl.origin;
+  // Over https the state cookie is `__Host-` (Secure, this host only, path /): a sibling subdomain cannot plant a
+  // state of its own choosing with a Domain cookie and so pair a victim's browser with an attacker's code
+  // (cookie tossing, ASVS 3.3.x).
+  const stateCookie = secure
+    ? { name: `__Host-${SESSION_LINK_STATE_COOKIE}`, path: "/" }
+    : { name: SESSION_LINK_STATE_COOKIE, path: LINK_PATH };
 
   /** This host's origin, and the other host's when it is one of ours, and one of the two is the central host. */
   function hosts(request: FastifyRequest, other: string) {
@@ -65,8 +71,8 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
     const next = pair && destination(request.query.return_to, pair.self);
     if (!pair || !next) return sendError(reply, "invalid_request");
     const state = randomValue();
-    reply.setCookie(SESSION_LINK_STATE_COOKIE, state, {
-      path: LINK_PATH,
+    reply.setCookie(stateCookie.name, state, {
+      path: stateCookie.path,
       httpOnly: true,
       sameSite: "lax",
       secure,
@@ -100,8 +106,8 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
     const self = originOfHost(config, request.hostname);
     const next = self && destination(request.query.return_to, self);
     if (!self || !next) return sendError(reply, "invalid_request");
-    const state = request.cookies[SESSION_LINK_STATE_COOKIE];
-    reply.clearCookie(SESSION_LINK_STATE_COOKIE, { path: LINK_PATH });
+    const state = request.cookies[stateCookie.name];
+    reply.clearCookie(stateCookie.name, { path: stateCookie.path, secure });
     const { code } = request.query;
     if (code) {
       const outcome = await redeemLinkCode(db, {

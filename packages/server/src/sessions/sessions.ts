@@ -136,9 +136,15 @@ export async function closeSession(db: Db, token: string, reason: SessionEndReas
  * one); another person taking over the browser is the previous person's sign-out.
  */
 export async function replaceSession(db: Db, token: string, byUserId: string): Promise<void> {
-  const ended = await sessionsStore.delete(db, sessionId(token));
-  const sameUser = ended.every((session) => session.user_id === byUserId);
-  await announceEnded(db, ended, sameUser ? "replaced" : "sign_out");
+  const id = sessionId(token);
+  const previous = await sessionsStore.findWithUser(db, id);
+  // Another person: the previous one's sign-out, on every host their sign-in reached (issue #10 §5), so the next
+  // person on a shared computer never opens a brand site as them.
+  if (previous && previous.user_id !== byUserId) {
+    await announceEnded(db, await sessionsStore.deleteWithLinked(db, id), "sign_out");
+    return;
+  }
+  await announceEnded(db, await sessionsStore.delete(db, id), "replaced");
 }
 
 /** Ends every session of a user (password reset, disabling, deletion) and announces it. */

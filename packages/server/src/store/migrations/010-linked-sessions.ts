@@ -6,7 +6,7 @@ import { type Kysely, sql } from "kysely";
  * host: stored by hash, bound to the receiving origin and the receiver's state, used once, short-lived.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable("sessions").addColumn("sign_in_id", "varchar(36)").execute();
+  await db.schema.alterTable("sessions").addColumn("sign_in_id", "varchar(64)").execute();
   await db.schema
     .alterTable("sessions")
     .addColumn("linked", "integer", (c) => c.notNull().defaultTo(0))
