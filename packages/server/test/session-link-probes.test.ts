@@ -4,6 +4,7 @@ import { createUser } from "../src/accounts/users.ts";
 import type { App } from "../src/app.ts";
 import { startServer, type TestServer } from "./harness.ts";
 import { BRAND, Browser, CENTRAL, PASSWORD } from "./host-browser.ts";
+import { createPerson } from "./oidc-harness.ts";
 
 describe("linked sessions against odd input and a shared computer (issue #10 §5)", () => {
   let server: TestServer;
@@ -14,21 +15,9 @@ describe("linked sessions against odd input and a shared computer (issue #10 §5
   });
   afterAll(() => server.close());
 
-  async function person() {
-    const email = `${randomUUID()}@example.com`;
-    const user = await createUser(app.db, {
-      email,
-      password: PASSWORD,
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "DE",
-    });
-    return { email, id: user.id };
-  }
-
   it("another person signing in on the central host ends the previous person's linked sessions on brand hosts", async () => {
-    const first = await person();
-    const second = await person();
+    const first = await createPerson(app);
+    const second = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, first.email);
     await browser.linkFrom(BRAND, CENTRAL, "/");
@@ -42,7 +31,7 @@ describe("linked sessions against odd input and a shared computer (issue #10 §5
   });
 
   it("odd input to the link's three endpoints never answers 5xx", async () => {
-    const { email } = await person();
+    const { email } = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, email);
     const odd = [

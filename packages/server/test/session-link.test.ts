@@ -4,6 +4,7 @@ import { createUser } from "../src/accounts/users.ts";
 import type { App } from "../src/app.ts";
 import { startServer, type TestServer } from "./harness.ts";
 import { BRAND, Browser, CENTRAL, OTHER_BRAND, PASSWORD } from "./host-browser.ts";
+import { createPerson } from "./oidc-harness.ts";
 
 describe("linked sessions across brand hosts (issue #10 §5)", () => {
   let server: TestServer;
@@ -14,21 +15,8 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
   afterAll(() => server.close());
 
-  async function person(overrides: { requirePasswordUpdate?: boolean } = {}) {
-    const email = `${randomUUID()}@example.com`;
-    const user = await createUser(app.db, {
-      email,
-      password: PASSWORD,
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "DE",
-      ...overrides,
-    });
-    return { email, id: user.id };
-  }
-
   it("carries a sign-in on the central host to a brand host, which then says Linked", async () => {
-    const { email, id } = await person();
+    const { email, id } = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, email);
     expect((await browser.session(CENTRAL)).Linked).toBe(true);
@@ -44,7 +32,7 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
 
   it("carries a sign-in on a brand host to the central host, and from there to another brand", async () => {
-    const { email, id } = await person();
+    const { email, id } = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(BRAND, email);
     expect((await browser.session(BRAND)).Linked).toBe(false);
@@ -59,7 +47,7 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
 
   it("signing out on any host ends every session of the sign-in", async () => {
-    const { email } = await person();
+    const { email } = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, email);
     await browser.linkFrom(BRAND, CENTRAL, "/");
@@ -83,7 +71,7 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
 
   it("carries the owed step with the sign-in", async () => {
-    const { email } = await person({ requirePasswordUpdate: true });
+    const { email } = await createPerson(app, { requirePasswordUpdate: true });
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, email);
     await browser.linkFrom(BRAND, CENTRAL, "/");
@@ -92,7 +80,7 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
 
   it("uses a code once, for the origin and the browser it was made for, within a minute", async () => {
-    const { email } = await person();
+    const { email } = await createPerson(app);
     const victim = new Browser(app);
     const attacker = new Browser(app);
     await attacker.signIn(CENTRAL, email);
@@ -168,7 +156,7 @@ describe("linked sessions across brand hosts (issue #10 §5)", () => {
   });
 
   it("sends codes with no-store and no Referer", async () => {
-    const { email } = await person();
+    const { email } = await createPerson(app);
     const browser = new Browser(app);
     await browser.signIn(CENTRAL, email);
     const start = await browser.request(
