@@ -190,6 +190,26 @@ export function isCentralHost(config: Pick<Config, "publicUrl">, hostname: strin
   return hostname.toLowerCase() === config.publicUrl.hostname;
 }
 
+const linkedBrandHosts = new WeakMap<BrandsFile, ReadonlySet<string>>();
+
+/**
+ * Does a request's host take part in linked sessions as a brand host (issue #10 §5)? The setting is on, the brands
+ * file lists the host, and it is not the central host. A host outside the brands file has no origin a code could be
+ * bound to, so it links nothing and its sessions need no link. Memoised per brands file: GET /session asks it.
+ */
+export function isLinkedBrandHost(
+  config: Pick<Config, "brands" | "publicUrl" | "linkedSessions">,
+  hostname: string,
+): boolean {
+  if (!config.linkedSessions) return false;
+  let hosts = linkedBrandHosts.get(config.brands);
+  if (!hosts) {
+    hosts = new Set(config.brands.sites.map((site) => site.host).filter((host) => host !== config.publicUrl.hostname));
+    linkedBrandHosts.set(config.brands, hosts);
+  }
+  return hosts.has(hostname.toLowerCase());
+}
+
 /** The origin a request's host name has in the brands file (siteOrigins), if it is one of them. */
 export function originOfHost(config: Pick<Config, "brands" | "publicUrl">, hostname: string): string | undefined {
   const host = hostname.toLowerCase();

@@ -138,6 +138,10 @@ describe.each([
     expect((await sessionsStore.findWithUser(db, ids[0] as string))?.linked).toBe(0);
     await sessionsStore.markLinked(db, ids[0] as string);
     expect((await sessionsStore.findWithUser(db, ids[0] as string))?.linked).toBe(1);
+    // Activity on one session of the sign-in keeps all of them alive, and only them.
+    await sessionsStore.touchSignIn(db, signInId, 7);
+    expect((await sessionsStore.findWithUser(db, ids[1] as string))?.last_seen_at).toBe(7);
+    expect((await sessionsStore.findWithUser(db, ids[2] as string))?.last_seen_at).toBe(1);
     const ended = await sessionsStore.deleteWithLinked(db, ids[0] as string);
     expect(ended.map((session) => session.id).sort()).toEqual([ids[0], ids[1]].sort());
     expect(await sessionsStore.findWithUser(db, ids[2] as string)).toBeDefined();

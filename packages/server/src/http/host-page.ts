@@ -12,7 +12,7 @@ import {
   UI_PATHS,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Config, isCentralHost, siteOf } from "../config.ts";
+import { type Config, isLinkedBrandHost, siteOf } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
 import { tokenOrigins } from "../oidc/legacy.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
@@ -57,7 +57,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     flags,
     returnHosts: config.brands.returnHosts,
     tokenOrigins: tokenOrigins(config),
-    linkedSessions: config.linkedSessions && !isCentralHost(config, request.hostname),
+    linkedSessions: isLinkedBrandHost(config, request.hostname),
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
     country: visitorCountry(request, config),
     botCheck:

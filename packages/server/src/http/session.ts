@@ -1,5 +1,5 @@
 import type { RequiredStep } from "@gatehouse/contract";
-import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS } from "@gatehouse/contract";
+import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS, SESSION_LINK_MARKER_COOKIE } from "@gatehouse/contract";
 import type {
   FastifyError,
   FastifyInstance,
@@ -12,7 +12,7 @@ import fp from "fastify-plugin";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
 import { finishSignIn, type ProvenSignIn } from "../accounts/finish-sign-in.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
-import type { Config } from "../config.ts";
+import { type Config, isLinkedBrandHost } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import {
   closeSession,
@@ -190,6 +190,9 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     request.session = { token: outcome.token, user: undefined };
     setCookie(reply, outcome.token);
     sendCsrfToken(request, reply);
+    // Issue #10 §5: a brand host that asked the central host a moment ago (its marker) asks again at the next page
+    // load, whatever signed the person in here (activation, password set-up, …), so the sign-in reaches every host.
+    if (isLinkedBrandHost(config, request.hostname)) reply.clearCookie(SESSION_LINK_MARKER_COOKIE, { path: "/" });
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
     reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, proof.user.email_normalized), {
       path: "/",

@@ -1,6 +1,6 @@
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import { type Config, isCentralHost } from "../config.ts";
+import { type Config, isLinkedBrandHost } from "../config.ts";
 import { visitorCountry } from "../http/client.ts";
 import { mount } from "../http/mount.ts";
 
@@ -28,7 +28,7 @@ export async function sessionRoutes(app: FastifyInstance, { config }: { config: 
         Location: visitorCountry(request, config),
         // Spec §4, issue #10 §5: with linked sessions on, a brand host's session is Linked once its sign-in has
         // reached the central host (no query more: the flag is on the row already read).
-        Linked: !config.linkedSessions || session.linked === 1 || isCentralHost(config, request.hostname),
+        Linked: session.linked === 1 || !isLinkedBrandHost(config, request.hostname),
         // Our addition (issue #10 §1): the web app sends a person who owes a step to it from any address.
         RequiredStep: session.pending_step,
       };

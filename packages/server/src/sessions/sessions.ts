@@ -99,7 +99,12 @@ export async function findSessionById(db: Db, id: string, now = Date.now()): Pro
     await announceEnded(db, await sessionsStore.delete(db, id), expired ? "expired" : "disabled");
     return undefined;
   }
-  if (now - session.last_seen_at >= TOUCH_EVERY_MS) await sessionsStore.touch(db, id, now);
+  if (now - session.last_seen_at >= TOUCH_EVERY_MS) {
+    // Issue #10 §5: activity on any host keeps the whole sign-in alive, so its linked sessions idle out together
+    // and the central host never forgets a sign-in a brand host still shows (one statement, once a minute).
+    if (session.sign_in_id) await sessionsStore.touchSignIn(db, session.sign_in_id, now);
+    else await sessionsStore.touch(db, id, now);
+  }
   return session;
 }
 

@@ -63,6 +63,11 @@ export const sessionsStore = {
     await db.updateTable("sessions").set({ last_seen_at: at }).where("id", "=", id).execute();
   },
 
+  /** Activity on one session of a sign-in counts for all of them (linked sessions on other hosts, issue #10 §5). */
+  touchSignIn: async (db: Db, signInId: string, at: number): Promise<void> => {
+    await db.updateTable("sessions").set({ last_seen_at: at }).where("sign_in_id", "=", signInId).execute();
+  },
+
   /** The step the session owes, or null once done. */
   setStep: async (db: Db, id: string, step: RequiredStep | null): Promise<void> => {
     await db.updateTable("sessions").set({ pending_step: step }).where("id", "=", id).execute();
