@@ -28,7 +28,8 @@ export async function sessionRoutes(app: FastifyInstance, { config }: { config: 
         Location: visitorCountry(request, config),
         // Spec §4, issue #10 §5: with linked sessions on, a brand host's session is Linked once its sign-in has
         // reached the central host (no query more: the flag is on the row already read).
-        Linked: session.linked === 1 || !isLinkedBrandHost(config, request.hostname),
+        // With the setting off nothing more is read, not even the host name (Fastify derives it per request).
+        Linked: !config.linkedSessions || session.linked === 1 || !isLinkedBrandHost(config, request.hostname),
         // Our addition (issue #10 §1): the web app sends a person who owes a step to it from any address.
         RequiredStep: session.pending_step,
       };
