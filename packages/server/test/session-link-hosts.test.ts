@@ -1,17 +1,16 @@
-import { randomUUID } from "node:crypto";
 import { HostSettings, SESSION_LINK_MARKER_COOKIE } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser } from "../src/accounts/users.ts";
 import type { App } from "../src/app.ts";
 import { findSession, sweepSessions } from "../src/sessions/sessions.ts";
 import { startServer, type TestServer } from "./harness.ts";
-import { BRAND, Browser, CENTRAL, PASSWORD } from "./host-browser.ts";
+import { BRAND, Browser, CENTRAL } from "./host-browser.ts";
+import { createPerson } from "./oidc-harness.ts";
 
 /** A host that serves the app but is not in the brands file (an alias, an address): unknown hosts get the default brand. */
 const ALIAS = "http://gatehouse-alias.example:8080";
 const MINUTE = 60_000;
 
-describe("review probes of linked sessions (issue #10 §5)", () => {
+describe("linked sessions: which hosts take part, one idle time per sign-in, the marker after a sign-in (issue #10 §5)", () => {
   let server: TestServer;
   let app: App;
   beforeAll(async () => {
@@ -20,11 +19,7 @@ describe("review probes of linked sessions (issue #10 §5)", () => {
   });
   afterAll(() => server.close());
 
-  async function person() {
-    const email = `${randomUUID()}@example.com`;
-    await createUser(app.db, { email, password: PASSWORD, firstName: "Ann", lastName: "Lee", countryCode: "DE" });
-    return email;
-  }
+  const person = async () => (await createPerson(app)).email;
 
   async function settingsOf(origin: string) {
     const url = new URL(origin);
