@@ -68,4 +68,20 @@ describe("linked sessions: which hosts take part, one idle time per sign-in, the
     expect((await browser.session(BRAND)).Linked).toBe(false);
     expect(browser.jar("cloud.localhost").has(SESSION_LINK_MARKER_COOKIE)).toBe(false);
   });
+
+  it("keeps the latest sign-in of the browser: an older one a brand host still holds does not replace the central one", async () => {
+    const older = await createPerson(app);
+    const newer = await createPerson(app);
+    const browser = new Browser(app);
+    // Signed in on the brand host without passing the central host (an activation link, the legacy flow)…
+    await browser.signIn(BRAND, older.email);
+    // …then, later, someone signs in on the central host.
+    await browser.signIn(CENTRAL, newer.email);
+    expect((await browser.session(BRAND)).Linked).toBe(false);
+    // The brand host's page carries its session to the central host (web app/session-link.ts linkThroughCentral).
+    const trail = await browser.linkFrom(CENTRAL, new URL(BRAND).origin, `${BRAND}/profile/edit`);
+    expect(trail.at(-1)).toBe(`${BRAND}/profile/edit`);
+    expect((await browser.session(CENTRAL)).UserGUID).toBe(newer.id);
+    expect(await browser.session(BRAND)).toMatchObject({ UserGUID: newer.id, Linked: true });
+  });
 });

@@ -251,7 +251,9 @@ export const api = {
   sessionLinkRedeem: defineEndpoint({
     method: "GET",
     path: "/session/link/redeem",
-    query: z.object({ code: z.optional(z.string()), return_to: z.string() }),
+    // `from`: the giving host's origin, for the central host to send the browser back there when it keeps a newer
+    // sign-in than the one brought (checked against the brands file like every origin of the link).
+    query: z.object({ code: z.optional(z.string()), return_to: z.string(), from: z.optional(z.string()) }),
     rateLimit: "sessionLink",
     answer: s.Empty,
     statuses: [302, 400, 404],

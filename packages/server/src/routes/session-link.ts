@@ -93,7 +93,7 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
     if (!pair || !next || !STATE_SHAPE.test(state)) return sendError(reply, "invalid_request");
     const session = request.session.user;
     const redeem = new URL(`${LINK_PATH}/redeem`, to);
-    const query = new URLSearchParams({ return_to: next });
+    const query = new URLSearchParams({ return_to: next, from: pair.self });
     if (session) query.set("code", await issueLinkCode(db, session, to, state));
     redeem.search = query.toString();
     markChecked(reply);
@@ -118,12 +118,20 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
         giverIsCentral: !isCentralHost(config, request.hostname),
         client: clientMeta(request),
         replacing: await app.signedInToken(request),
+        current: request.session.user,
       });
       if (outcome.ok) {
         app.adoptSession(request, reply, outcome.token);
         return redirect(reply, next);
       }
       request.log.info({ refusal: outcome.refusal }, "session link refused");
+      const giver = request.query.from;
+      if (outcome.refusal === "older" && giver && giver !== self && origins.has(giver)) {
+        // The central host keeps the newer sign-in: the brand host takes it, by a round trip it starts itself.
+        const start = new URL(`${LINK_PATH}/start`, giver);
+        start.search = new URLSearchParams({ from: self, return_to: next }).toString();
+        return redirect(reply, start.href);
+      }
     }
     markChecked(reply);
     return redirect(reply, next);

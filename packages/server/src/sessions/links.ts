@@ -3,7 +3,7 @@ import { SESSION_LINK_CODE_TTL_MS } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { sessionLinksStore } from "../store/session-links.ts";
-import { sessionsStore } from "../store/sessions.ts";
+import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
 import { type ClientMeta, findSessionById, newSessionToken, replaceSession, sessionId } from "./sessions.ts";
 
 /**
@@ -40,8 +40,15 @@ export async function issueLinkCode(
   return code;
 }
 
+function isOlder(
+  giver: Pick<SessionWithUser, "sign_in_id" | "auth_time">,
+  current: Pick<SessionWithUser, "sign_in_id" | "auth_time"> | undefined,
+): boolean {
+  return current !== undefined && current.sign_in_id !== giver.sign_in_id && current.auth_time > giver.auth_time;
+}
+
 /** Why a code gives no session; the route logs it (never the code). */
-export type LinkRefusal = "unknown" | "wrong_origin" | "wrong_state" | "session_gone";
+export type LinkRefusal = "unknown" | "wrong_origin" | "wrong_state" | "session_gone" | "older";
 
 export interface LinkRedemption {
   code: string;
@@ -55,6 +62,8 @@ export interface LinkRedemption {
   client: ClientMeta;
   /** The browser's signed-in session here, replaced by the new one. */
   replacing: string | undefined;
+  /** That session's sign-in, to tell which of the two is the browser's latest. */
+  current: Pick<SessionWithUser, "sign_in_id" | "auth_time"> | undefined;
 }
 
 /**
@@ -74,6 +83,10 @@ export async function redeemLinkCode(
   if (!redemption.state || link.state_hash !== digest(redemption.state)) return { ok: false, refusal: "wrong_state" };
   const giver = await findSessionById(db, link.session_id, now);
   if (!giver) return { ok: false, refusal: "session_gone" };
+  // The latest sign-in of the browser wins: the central host does not trade a newer sign-in for an older one a brand
+  // host still holds (signed in there by an activation link or the legacy flow before this one); that host takes
+  // the central host's instead (routes/session-link.ts).
+  if (redemption.receiverIsCentral && isOlder(giver, redemption.current)) return { ok: false, refusal: "older" };
   if (redemption.replacing) await replaceSession(db, redemption.replacing, giver.user_id);
   const linked = redemption.receiverIsCentral || redemption.giverIsCentral;
   const token = newSessionToken();
