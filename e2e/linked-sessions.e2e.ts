@@ -111,4 +111,19 @@ describe("linked sessions across brand hosts (spec §4, issue #10 §5)", () => {
     expect(trips.length).toBe(1);
     await context.close();
   });
+
+  it("a host outside the brands file serves the app and signs in there, never sent to a link it has no part in", async () => {
+    // `alias.localhost` resolves to loopback but is not a site of the brands file (an alias, an address): no code
+    // can be bound to it, so its pages must not go to the link, whose every leg would refuse it.
+    const alias = central.replace("//localhost", "//alias.localhost");
+    const email = await person();
+    const { context, page, trips } = await newBrowser();
+    await page.goto(`${alias}/?return_to=${encodeURIComponent("/profile/edit")}`);
+    await page.getByLabel("Username or email").waitFor();
+    await signIn(page, email, PASSWORD);
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    expect(new URL(page.url()).origin).toBe(alias);
+    expect(trips).toEqual([]);
+    await context.close();
+  });
 });
