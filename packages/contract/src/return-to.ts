@@ -103,3 +103,18 @@ export function registerHeadingFor(returnTo: string | null | undefined): Registe
   if (value.includes("store") || value.includes("docheckout")) return "purchase";
   return "default";
 }
+
+/**
+ * A return address with an access token in its fragment, as the implicit flow delivered it (RFC 6749 §4.2.2): never
+ * in the query, so the site's server and a Referer never see it (issue #10 §3). Used by the legacy flow's callback
+ * and by `GET /api/legacy_token`.
+ */
+export function withTokenFragment(address: string, token: string, expiresIn: number): string {
+  const url = new URL(address);
+  url.hash = new URLSearchParams({
+    access_token: token,
+    token_type: "Bearer",
+    expires_in: String(expiresIn),
+  }).toString();
+  return url.href;
+}

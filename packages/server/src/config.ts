@@ -177,13 +177,21 @@ export function siteOf(config: Pick<Config, "brands">, hostname: string): Brands
  * and PUBLIC_URL's own: the only origins the service answers on. Linked sessions and the web app's own client
  * (oidc/legacy.ts) take origins from here, never from a request's Host header.
  */
-export function siteOrigins(config: Pick<Config, "brands" | "publicUrl">): string[] {
-  const { protocol, port } = config.publicUrl;
-  const origins = config.brands.sites.map(
-    (site) => new URL(`${protocol}//${site.host}${port ? `:${port}` : ""}`).origin,
-  );
-  return [...new Set([config.publicUrl.origin, ...origins])];
+export function siteOrigins(config: Pick<Config, "brands" | "publicUrl">): readonly string[] {
+  let origins = siteOriginsOf.get(config.brands);
+  if (!origins) {
+    const { protocol, port } = config.publicUrl;
+    const sites = config.brands.sites.map(
+      (site) => new URL(`${protocol}//${site.host}${port ? `:${port}` : ""}`).origin,
+    );
+    origins = [...new Set([config.publicUrl.origin, ...sites])];
+    siteOriginsOf.set(config.brands, origins);
+  }
+  return origins;
 }
+
+/** Worked out once per brands file: every session-link request asks (originOfHost). */
+const siteOriginsOf = new WeakMap<BrandsFile, readonly string[]>();
 
 /** Is this the central host of linked sessions (PUBLIC_URL's)? */
 export function isCentralHost(config: Pick<Config, "publicUrl">, hostname: string): boolean {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { api, checkReturnTo, type ErrorPageCode, routeUrl } from "@gatehouse/contract";
+import { api, checkReturnTo, type ErrorPageCode, routeUrl, withTokenFragment } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { mount } from "../http/mount.ts";
 import { legacySites, mintLegacyToken } from "../oidc/legacy.ts";
@@ -18,17 +18,6 @@ function toErrorPage(request: FastifyRequest, reply: FastifyReply, code: ErrorPa
   const guid = randomUUID();
   request.log.info({ guid, code }, why);
   return noTrace(reply).redirect(routeUrl("ERROR", { error_code: code, error_id: guid }), 302);
-}
-
-/** The site's address with the token in its fragment, as the implicit flow sent it (RFC 6749 §4.2.2). */
-export function withTokenFragment(address: string, token: string, expiresIn: number): string {
-  const url = new URL(address);
-  url.hash = new URLSearchParams({
-    access_token: token,
-    token_type: "Bearer",
-    expires_in: String(expiresIn),
-  }).toString();
-  return url.href;
 }
 
 /**

@@ -44,8 +44,8 @@ export async function sessionLinkRoutes(app: FastifyInstance, { services }: { se
   }
 
   /** The address to end on, checked as every return address is (ASVS 5.1.5): on `origin`, or an allowed host. */
+  const allowedHosts = [...config.brands.returnHosts, ...config.brands.sites.map((site) => site.host)];
   function destination(returnTo: string, origin: string): string | undefined {
-    const allowedHosts = [...config.brands.returnHosts, ...config.brands.sites.map((site) => site.host)];
     return checkReturnTo(returnTo, { allowedHosts, selfOrigin: origin });
   }
 

@@ -1,10 +1,10 @@
-import { ROUTES, routeUrl } from "@gatehouse/contract";
+import { ROUTES, routeUrl, withTokenFragment } from "@gatehouse/contract";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { Layout } from "../../app/Layout.tsx";
 import { useNavigate } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { clearStateCookie, readStateCookie, redeemCode, takePending, withToken } from "./flow.ts";
+import { clearStateCookie, readStateCookie, redeemCode, takePending } from "./flow.ts";
 
 /** A restart without the cookie happens once per minute at most: a browser that refuses cookies must not loop. */
 const RESTART_KEY = "gatehouse.legacy.restart";
@@ -53,7 +53,8 @@ export default function LegacyCallback() {
     else if (outcome.kind === "error") toError(outcome.code);
     else {
       redeemCode(outcome.code, outcome.pending).then(
-        (token) => window.location.replace(withToken(outcome.pending.returnTo, token)),
+        (token) =>
+          window.location.replace(withTokenFragment(outcome.pending.returnTo, token.access_token, token.expires_in)),
         () => toError("legacy_token_error"),
       );
     }

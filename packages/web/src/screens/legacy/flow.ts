@@ -130,14 +130,3 @@ export async function redeemCode(code: string, pending: Pending): Promise<SiteTo
   if (!response.ok || typeof answer?.access_token !== "string") throw new Error(`token endpoint ${response.status}`);
   return { access_token: answer.access_token, expires_in: Number(answer.expires_in) };
 }
-
-/** The site's address with the token in its fragment, never the query (RFC 6749 §4.2.2; issue #10 §3). */
-export function withToken(returnTo: string, token: SiteToken): string {
-  const url = new URL(returnTo);
-  url.hash = new URLSearchParams({
-    access_token: token.access_token,
-    token_type: "Bearer",
-    expires_in: String(token.expires_in),
-  }).toString();
-  return url.href;
-}
