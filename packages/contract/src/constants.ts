@@ -91,8 +91,16 @@ export const RATE_LIMITS = {
   sessionLink: { max: 60, windowMs: 5 * MINUTE },
   /** Tokens minted for legacy sites (issue #10 §3): one per visit to such a site. */
   legacyToken: { max: 120, windowMs: 5 * MINUTE },
+  /** Social and corporate sign-ins started and finished (issue #11): each is a round trip to a provider. */
+  federation: { max: 60, windowMs: 5 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
+/**
+ * Issue #11: a round trip to an identity provider must come back within this (a sign-in there may include a
+ * forgotten password); a provider's answer then waits this long for the person's details or password.
+ */
+export const FEDERATION_FLOW_TTL_MS = 15 * MINUTE;
+export const FEDERATION_PENDING_TTL_MS = 30 * MINUTE;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */
 export const DEFAULT_TRIAL_PRODUCT_CODE = "TRIAL-DEFAULT";

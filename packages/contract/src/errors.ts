@@ -35,6 +35,18 @@ export const ERROR_STATUS = {
   sign_in_step_required: 403,
   /** Our addition: a site's sign-in needs the person's agreement to what it receives. */
   consent_required: 403,
+  /** Issue #11: no company signs in people of the address's domain (spec §8 "corporate login"). */
+  no_identity_provider: 404,
+  /** Issue #11: the social provider cannot be reached or is not set up; spec §4: the page reloads. */
+  social_idp_error: 422,
+  /** Issue #11: the company's identity provider cannot be reached. */
+  external_idp_error: 422,
+  /** Issue #11: no pending social sign-in in this browser (expired, finished, or another browser's). */
+  social_invalid_authentication: 401,
+  /** Spec §8 "Account with this email already exists." (leads to the link-account flow). */
+  social_email_exists: 409,
+  /** Issue #11: an identity may not be removed while it is the account's only way to sign in. */
+  identity_last_method: 409,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,
@@ -87,6 +99,13 @@ export const ERROR_PAGE_CODES = [
   "legacy_invalid_authentication",
   /** Our addition: the OpenID Connect provider refused a site's or app's sign-in request (issue #10 §2). */
   "service_request_invalid",
+  /**
+   * Our addition (issue #11): the provider's address belongs to an account, but linking cannot be offered (the
+   * provider does not vouch for the address, or the account never confirmed it): sign in with the password.
+   */
+  "social_account_exists",
+  /** Our addition (issue #11): a provider's sign-in to an account whose activation mail is still unopened. */
+  "user_not_active",
 ] as const;
 export type ErrorPageCode = (typeof ERROR_PAGE_CODES)[number];
 

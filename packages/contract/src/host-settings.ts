@@ -1,6 +1,7 @@
 import { z } from "zod/mini";
 import { BRAND_IDS } from "./brands.ts";
 import { LANGUAGE_CODES } from "./languages.ts";
+import { SOCIAL_PLATFORMS } from "./sign-in.ts";
 
 /** Page-setting flags of spec §2 "Login" (and the linked-session switch of spec §4). */
 export const FLAGS = [
@@ -63,6 +64,11 @@ export const HostSettings = z.object({
    * (`publicUrl`), so the page links its session with the central host's.
    */
   linkedSessions: z._default(z.boolean(), false),
+  /**
+   * The social providers IDPS_FILE sets up (issue #11): a flag shows a provider's button only when it is here. The
+   * corporate flags are already off when no company's provider is set up.
+   */
+  socialPlatforms: z._default(z.array(z.enum(SOCIAL_PLATFORMS)), []),
   /** Language picked from a mailed link's `lang`, the cookie, the return-URL path and the country, in that order. */
   language: z.enum(LANGUAGE_CODES as [string, ...string[]]),
   /** Upper-cased visitor country, ZZ when unknown. */

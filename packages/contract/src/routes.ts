@@ -18,7 +18,7 @@ export const ROUTES = {
   LOGIN_SUCCESS: { path: "/login/success" },
   SERVICE_LOGIN: { path: "/service_login" },
   CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt"] },
-  CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error" },
+  CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error", query: ["error_code", "error_id"] },
   ULA_LOGIN_SUCCESS: { path: "/ula-login-success", skipSession: true },
   ULA_LOGIN_ERROR: { path: "/ula-login-error", query: ["error_description"], skipSession: true },
   ULA_LOGOUT_SUCCESS: { path: "/ula-logout-success", skipSession: true },

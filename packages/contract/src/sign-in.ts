@@ -12,3 +12,11 @@ export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
  */
 export const REQUIRED_STEPS = ["password_change", "profile_update"] as const;
 export type RequiredStep = (typeof REQUIRED_STEPS)[number];
+
+/** The social providers of spec §2 (Login's buttons); any other provider of IDPS_FILE is a company's (corporate). */
+export const SOCIAL_PLATFORMS = ["google", "facebook", "trimble"] as const;
+export type SocialPlatform = (typeof SOCIAL_PLATFORMS)[number];
+
+export function isSocialPlatform(value: unknown): value is SocialPlatform {
+  return (SOCIAL_PLATFORMS as readonly unknown[]).includes(value);
+}

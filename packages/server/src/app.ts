@@ -26,6 +26,7 @@ import { buildProvider } from "./oidc/provider.ts";
 import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
+import { federationRoutes } from "./routes/federation.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
 import { loginRoutes } from "./routes/login.ts";
@@ -40,6 +41,7 @@ import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { federationStore } from "./store/federation.ts";
 import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
@@ -126,7 +128,7 @@ export async function buildApp(
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
-  await app.register(loginRoutes, { db, corporateDomains: config.brands.corporateDomains });
+  await app.register(loginRoutes, { db, corporateDomains: config.corporateDomains });
   // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
   // person's sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them
   // end too, with their back-channel logouts. The same person signing in again (prompt=login, max_age) continues:
@@ -141,6 +143,7 @@ export async function buildApp(
   await app.register(serviceLoginRoutes, { services });
   await app.register(legacyRoutes, { services });
   await app.register(sessionLinkRoutes, { services });
+  await app.register(federationRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
@@ -166,6 +169,7 @@ export async function buildApp(
       rateLimitsStore.deleteStale(db, now),
       outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
       oidcStore.deleteExpired(db, now),
+      federationStore.deleteExpired(db, now),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();

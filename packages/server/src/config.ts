@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import proxyAddr from "@fastify/proxy-addr";
 import { BRAND_IDS, type BrandId, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
 import { z } from "zod";
+import { type IdentityProvider, readIdps } from "./federation/providers.ts";
 import { type ProviderClient, readClients } from "./oidc/clients.ts";
 
 const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -13,8 +14,6 @@ const SERVER_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const BrandsFile = z.object({
   defaultBrand: z.enum(BRAND_IDS),
   returnHosts: z.array(z.string().toLowerCase()),
-  /** E-mail domains whose people sign in through their company's identity provider only (spec §5 corporate hint). */
-  corporateDomains: z.array(z.string().toLowerCase()).default([]),
   sites: z.array(
     z.object({
       host: z
@@ -42,6 +41,8 @@ const Env = z.object({
   SESSION_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   BRANDS_FILE: z.string().default(resolve(SERVER_ROOT, "config/brands.json")),
   CLIENTS_FILE: z.string().default(resolve(SERVER_ROOT, "config/clients.json")),
+  /** Social and corporate identity providers (issue #11); none when absent. */
+  IDPS_FILE: z.string().optional(),
   COUNTRY_HEADER: z.string().toLowerCase().default("cf-ipcountry"),
   /** false, true (one proxy hop), a hop count, or a comma-separated list of proxy addresses/CIDRs. */
   TRUST_PROXY: z.string().default("false"),
@@ -73,6 +74,10 @@ export interface Config {
   brandsFile: string;
   /** The OpenID Connect clients of CLIENTS_FILE, validated, with our defaults filled in. */
   clients: ProviderClient[];
+  /** The identity providers of IDPS_FILE (issue #11): social ones and companies'. */
+  idps: IdentityProvider[];
+  /** Every company provider's e-mail domains: their people sign in there (spec §5 corporate hint). */
+  corporateDomains: readonly string[];
   /** Where each brand's mailed links open (see `brandOrigins`): an origin such as https://login.cloud.example. */
   brandOrigins: Readonly<Record<BrandId, string>>;
   /** GATEWAY_URL without its trailing slash, when the web app is to call a gateway on another origin. */
@@ -103,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === "production";
   const publicUrl = new URL(e.PUBLIC_URL);
   const brands = readBrands(e.BRANDS_FILE);
+  const idps = readIdps(e.IDPS_FILE, { production }, (message) => new ConfigError(message));
   // Production has no dev mailbox: without an SMTP server its mail would be marked sent and never leave.
   if (production && !e.SMTP_URL) throw new ConfigError("Invalid configuration:\n  SMTP_URL: required in production");
   return {
@@ -122,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       { defaultBrand: brands.defaultBrand, production },
       (message) => new ConfigError(message),
     ),
+    idps,
+    corporateDomains: idps.flatMap((idp) => idp.domains),
     brandOrigins: brandOrigins(brands, publicUrl),
     gatewayUrl: e.GATEWAY_URL?.replace(/\/+$/u, ""),
     countryHeader: e.COUNTRY_HEADER,

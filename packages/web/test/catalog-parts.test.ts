@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import en from "@gatehouse/contract/i18n/en.json";
 import { describe, expect, it } from "vitest";
-import { catalogPart, LATER_SECTIONS, SERVER_ONLY_SECTIONS } from "../src/i18n/parts.ts";
+import { catalogPart, LATER_ERRORS, LATER_SECTIONS, SERVER_ONLY_SECTIONS } from "../src/i18n/parts.ts";
 
 const SRC = join(import.meta.dirname, "../src");
 
@@ -27,9 +27,18 @@ function firstPartSources(): string[] {
 describe("the catalog's two parts (issue #9 budget)", () => {
   it("splits every section into exactly one part, and keeps the e-mails out of both", () => {
     const first = Object.keys(catalogPart(en, false));
-    const later = Object.keys(catalogPart(en, true));
+    const later = Object.keys(catalogPart(en, true)).filter((section) => section !== "errors");
     expect([...first, ...later, ...SERVER_ONLY_SECTIONS].sort()).toEqual(Object.keys(en).sort());
     expect(later.sort()).toEqual([...LATER_SECTIONS].sort());
+  });
+
+  it("cuts the error messages in two: each in exactly one part, the later ones only with later screens", () => {
+    const first = catalogPart(en, false).errors as Record<string, string>;
+    const later = catalogPart(en, true).errors as Record<string, string>;
+    expect(Object.keys({ ...first, ...later }).sort()).toEqual(Object.keys(en.errors).sort());
+    expect(Object.keys(later).sort()).toEqual([...LATER_ERRORS].sort());
+    expect(Object.keys(first)).toContain("invalid_authentication");
+    expect(Object.keys(first)).not.toContain("weak_password");
   });
 
   it("never has the login route or the app's frame name a key of the later part", () => {

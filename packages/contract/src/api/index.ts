@@ -72,33 +72,77 @@ export const api = {
     statuses: [200, 429],
     rateLimit: "captcha",
   }),
+  /** Spec §7: starts a social sign-in; 422 when the provider cannot be reached (the page reloads, spec §4). */
   socialLogin: defineEndpoint({
     method: "POST",
     path: "/account/social/login",
     body: s.SocialLoginBody,
     answer: s.RedirectAnswer,
-    statuses: [200, 400, 422],
+    statuses: [200, 400, 422, 429],
+    rateLimit: "federation",
+  }),
+  /** Our addition: the browser's pending social sign-in (a new account's details, or a link to confirm). */
+  socialPending: defineEndpoint({
+    method: "GET",
+    path: "/account/social/pending",
+    answer: s.SocialPendingAnswer,
+    statuses: [200, 401],
   }),
   socialRegister: defineEndpoint({
     method: "POST",
     path: "/account/social/register",
     body: s.SocialRegisterBody,
-    answer: s.Empty,
-    statuses: [200, 400, 401, 409],
+    answer: s.SocialRegisterAnswer,
+    statuses: [200, 400, 401, 409, 429],
+    rateLimit: "register",
   }),
+  /** Links the pending identity to the account after its password; the answer is the login's (spec §4). */
   socialLink: defineEndpoint({
     method: "POST",
     path: "/account/social/link",
     body: s.SocialLinkBody,
-    answer: s.Empty,
-    statuses: [200, 400, 401, 429],
+    answer: s.LoginAnswer,
+    statuses: [200, 400, 401, 403, 429],
+    rateLimit: "login",
   }),
+  /** Spec §7: starts a corporate sign-in at the provider of the address's domain, with the address as login hint. */
   federatedLogin: defineEndpoint({
     method: "POST",
     path: "/account/federated/login",
     body: s.FederatedLoginBody,
     answer: s.RedirectAnswer,
-    statuses: [200, 400, 404],
+    statuses: [200, 400, 404, 422, 429],
+    rateLimit: "federation",
+  }),
+  /**
+   * Our addition: where every provider sends the browser back (its redirect URI, one a provider and brand host).
+   * A browser navigation, so every outcome is a redirect: a signed-in person on to their return address, a new one
+   * to social registration, an existing address to linking, a refusal to the error page.
+   */
+  federationCallback: defineEndpoint({
+    method: "GET",
+    path: "/federation/{provider}/callback",
+    params: s.FederationCallbackParams,
+    query: s.FederationCallbackQuery,
+    answer: s.Empty,
+    statuses: [302, 400],
+    rateLimit: "federation",
+  }),
+  /** Our additions: the account's linked identities (Edit account), and removing one while a way to sign in remains. */
+  identities: defineEndpoint({
+    method: "GET",
+    path: "/account/identities",
+    answer: s.IdentitiesAnswer,
+    statuses: [200, 401],
+    session: "required",
+  }),
+  unlinkIdentity: defineEndpoint({
+    method: "DELETE",
+    path: "/account/identities/{provider}",
+    params: s.IdentityParams,
+    answer: s.Empty,
+    statuses: [200, 401, 404, 409],
+    session: "required",
   }),
   profile: defineEndpoint({
     method: "GET",

@@ -12,7 +12,7 @@ import {
   oldPasswordRule,
   registerPasswordRule,
 } from "../rules.ts";
-import { REQUIRED_STEPS } from "../sign-in.ts";
+import { REQUIRED_STEPS, SOCIAL_PLATFORMS } from "../sign-in.ts";
 import { normalizeText } from "../text.ts";
 
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
@@ -98,13 +98,49 @@ export const CaptchaAnswer = z.object({ id: z.string(), image: z.string() });
 /** An ALTCHA v2 challenge, handed to the widget as it is. */
 export const BotChallengeAnswer = z.looseObject({ parameters: z.record(z.string(), z.unknown()) });
 
-export const SocialPlatform = z.enum(["google", "facebook", "trimble"]);
+export const SocialPlatformField = z.enum(SOCIAL_PLATFORMS);
+/**
+ * Our addition: `prompt` asks the provider to show its sign-in again (`login`) or its account chooser
+ * (`select_account`, the social registration's Change link).
+ */
+const idpPrompt = z.optional(z.enum(["login", "select_account"]));
 export const SocialLoginBody = z.object({
-  platform: SocialPlatform,
+  platform: SocialPlatformField,
   continue: returnTo,
   auto_register: z.optional(z.boolean()),
+  prompt: idpPrompt,
 });
 export const RedirectAnswer = z.object({ redirect_to: z.string() });
+
+/**
+ * The provider's answer at our callback (RFC 6749 §4.1.2, RFC 9207 `iss`): every field optional and checked by the
+ * relying party, so a malformed answer lands on the error page rather than a JSON error in a browser tab.
+ */
+const callbackParam = z.optional(z.string().check(z.maxLength(4096)));
+export const FederationCallbackQuery = z.looseObject({
+  code: callbackParam,
+  state: callbackParam,
+  iss: callbackParam,
+  error: callbackParam,
+  error_description: callbackParam,
+});
+export const FederationCallbackParams = z.object({ provider: z.string().check(z.maxLength(64)) });
+
+/**
+ * Our addition: the browser's social sign-in that waits for a new account's details (`register`) or for the
+ * existing account's password (`link`), as the server holds it; the screens show this, never only their query.
+ */
+export const SocialPendingAnswer = z.object({
+  kind: z.enum(["register", "link"]),
+  platform: SocialPlatformField,
+  email: z.string(),
+  /** The provider vouches for the address (Facebook never does): the account needs no activation mail. */
+  emailVerified: z.boolean(),
+  firstName: z.string(),
+  lastName: z.string(),
+  fullName: z.string(),
+  returnTo: z.optional(z.string()),
+});
 
 export const SocialRegisterBody = z.object({
   countryCode: countryRule,
@@ -112,8 +148,26 @@ export const SocialRegisterBody = z.object({
   firstName: firstNameRule,
   lastName: lastNameRule,
 });
+/** Spec §3 "social login data": `activation` is true when the address still has to be confirmed by mail. */
+export const SocialRegisterAnswer = z.object({ email: z.string(), fullName: z.string(), activation: z.boolean() });
 export const SocialLinkBody = z.object({ email: emailRule, password: loginPasswordRule, returnTo });
-export const FederatedLoginBody = z.object({ email: emailRule, origin: returnTo });
+/** `origin`: where the person goes after signing in (the corporate page's return_to). `prompt`: our addition. */
+export const FederatedLoginBody = z.object({ email: emailRule, origin: returnTo, prompt: idpPrompt });
+
+/** Our addition: an identity at a provider linked to the account (Edit account lists them). */
+export const LinkedIdentity = z.object({
+  provider: z.string(),
+  /** The provider's display name (Google, Facebook, Trimble, or the company's). */
+  name: z.string(),
+  email: z.nullable(z.string()),
+  linkedAt: z.number(),
+});
+export const IdentitiesAnswer = z.object({
+  identities: z.array(LinkedIdentity),
+  /** The account has a password it can sign in with: then every identity may be removed. */
+  hasPassword: z.boolean(),
+});
+export const IdentityParams = z.object({ provider: z.string().check(z.maxLength(64)) });
 
 export const ProfileAnswer = z.object({
   email: z.string(),

@@ -7,6 +7,8 @@ export type AuditEvent =
   | "sign_in"
   | "sign_in_failed"
   | "session_linked"
+  | "identity_linked"
+  | "identity_unlinked"
   | "lockout"
   | "unlock"
   | "password_changed"

@@ -4,11 +4,14 @@ import fastifyStatic from "@fastify/static";
 import {
   type BrandId,
   FLAGS,
+  type Flag,
   HOST_SETTINGS_ELEMENT_ID,
   type HostSettings,
   isBrandId,
   isLanguage,
   type Language,
+  SOCIAL_PLATFORMS,
+  type SocialPlatform,
   UI_PATHS,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -48,7 +51,9 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
   const query = request.query as Record<string, unknown>;
   const theme = !config.production && isBrandId(query.theme) ? query.theme : undefined;
   const brand: BrandId = theme ?? site?.brand ?? config.brands.defaultBrand;
-  const flags = Object.fromEntries(FLAGS.map((flag) => [flag, site?.flags?.[flag] ?? false])) as HostSettings["flags"];
+  const flags = Object.fromEntries(
+    FLAGS.map((flag) => [flag, (site?.flags?.[flag] ?? false) && providersOf(config).flags[flag]]),
+  ) as HostSettings["flags"];
   const returnTo = typeof query.return_to === "string" ? query.return_to : undefined;
   return {
     brand,
@@ -58,6 +63,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     returnHosts: config.brands.returnHosts,
     tokenOrigins: tokenOrigins(config),
     linkedSessions: isLinkedBrandHost(config, request.hostname),
+    socialPlatforms: providersOf(config).social,
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
     country: visitorCountry(request, config),
     botCheck:
@@ -66,6 +72,31 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
         : { provider: config.botCheck.provider, siteKey: config.botCheck.siteKey },
   };
 }
+
+/**
+ * What IDPS_FILE sets up, worked out once per configuration (issue #11): a flag of the brands file shows its buttons
+ * only when their provider is there, so no button leads to a provider that does not exist.
+ */
+function providersOf(config: Pick<Config, "idps">): { social: SocialPlatform[]; flags: Record<Flag, boolean> } {
+  let known = providersByConfig.get(config.idps);
+  if (!known) {
+    const social = SOCIAL_PLATFORMS.filter((platform) => config.idps.some((idp) => idp.id === platform));
+    const corporate = config.idps.some((idp) => idp.kind === "corporate");
+    known = {
+      social,
+      flags: {
+        SOCIAL_REGISTER: social.includes("google") || social.includes("facebook"),
+        TRIMBLE_LOGIN: social.includes("trimble"),
+        TRIMBLE_REGISTER: social.includes("trimble"),
+        CORPORATE_LOGIN: corporate,
+        CORPORATE_REGISTER: corporate,
+      },
+    };
+    providersByConfig.set(config.idps, known);
+  }
+  return known;
+}
+const providersByConfig = new WeakMap<Config["idps"], ReturnType<typeof providersOf>>();
 
 /** JSON inside a script element: `<` is escaped so no value can close the element (OWASP XSS rule 3.1). */
 function settingsScript(settings: HostSettings): string {

@@ -38,7 +38,7 @@ export async function registerRoutes(app: FastifyInstance, { services }: { servi
     const body = request.body;
     // A password comes with what the form knows of its owner (the address, the names), as context only.
     if (body.password !== undefined) return checkPassword(body.password, body);
-    if (body.email !== undefined) return checkEmail(db, body.email, config.brands.corporateDomains);
+    if (body.email !== undefined) return checkEmail(db, body.email, config.corporateDomains);
     const field = (["firstName", "lastName", "countryCode"] as const).find((name) => body[name] !== undefined);
     const parsed = api.register.body.shape[field ?? "firstName"].safeParse(body[field ?? "firstName"]);
     if (!parsed.success) return { status: "invalid" as const, message: parsed.error.issues[0]?.message };

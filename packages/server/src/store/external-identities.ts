@@ -19,6 +19,24 @@ export const externalIdentitiesStore = {
   listForUser: (db: Db, userId: string): Promise<ExternalIdentityRow[]> =>
     db.selectFrom("external_identities").selectAll().where("user_id", "=", userId).orderBy("linked_at").execute(),
 
+  /** The account's identity at a provider (an account links at most one a provider). */
+  findForUser: (db: Db, userId: string, provider: string): Promise<ExternalIdentityRow | undefined> =>
+    db
+      .selectFrom("external_identities")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("provider", "=", provider)
+      .executeTakeFirst(),
+
+  deleteForUser: async (db: Db, userId: string, provider: string): Promise<boolean> => {
+    const result = await db
+      .deleteFrom("external_identities")
+      .where("user_id", "=", userId)
+      .where("provider", "=", provider)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  },
+
   delete: async (db: Db, provider: string, subject: string): Promise<boolean> => {
     const result = await db
       .deleteFrom("external_identities")

@@ -69,6 +69,33 @@ export interface ExternalIdentitiesTable {
   linked_at: number;
 }
 
+/** One round trip to an identity provider (issue #11): found by its state's hash, used once. */
+export interface FederationFlowsTable {
+  id: string;
+  browser: string;
+  provider: string;
+  nonce: string | null;
+  code_verifier: string;
+  redirect_uri: string;
+  return_to: string | null;
+  expires_at: number;
+}
+
+/** A provider's answer waiting for the person: a new account's details (`register`) or a password (`link`). */
+export interface FederationPendingTable {
+  browser: string;
+  kind: "register" | "link";
+  provider: string;
+  subject: string;
+  email: string;
+  email_verified: number;
+  first_name: string;
+  last_name: string;
+  full_name: string;
+  return_to: string | null;
+  expires_at: number;
+}
+
 export type AttemptScope = "account" | "device";
 
 /** Password attempts of one allowance (docs/decisions.md "Sign-in throttling"); each scope its own key space. */
@@ -185,6 +212,8 @@ export interface Database {
   sessions: SessionsTable;
   session_links: SessionLinksTable;
   external_identities: ExternalIdentitiesTable;
+  federation_flows: FederationFlowsTable;
+  federation_pending: FederationPendingTable;
   login_throttle: LoginThrottleTable;
   recovery_quota: RecoveryQuotaTable;
   codes: CodesTable;
@@ -205,6 +234,8 @@ export type CodeRow = Selectable<CodesTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 
 export type UserRow = Selectable<UsersTable>;
+export type FederationFlowRow = Selectable<FederationFlowsTable>;
+export type FederationPendingRow = Selectable<FederationPendingTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;

@@ -27,17 +27,49 @@ export const LATER_SECTIONS: readonly string[] = [
   "deleteAccount",
 ];
 
+/**
+ * Error messages the login route never shows, since none of its calls answers them (the sign-in, the session, the
+ * activation resend, the login modes): they come with the later part, under `errors` like the others.
+ */
+export const LATER_ERRORS: readonly string[] = [
+  "captcha_incorrect",
+  "bot_check_failed",
+  "email_conflict",
+  "code_invalid",
+  "code_expired",
+  "code_used",
+  "code_superseded",
+  "current_password_incorrect",
+  "weak_password",
+  "context_password",
+  "common_password",
+  "password_not_allowed",
+  "consent_required",
+  "sign_in_step_required",
+  "no_identity_provider",
+  "social_idp_error",
+  "external_idp_error",
+  "social_invalid_authentication",
+  "social_email_exists",
+  "identity_last_method",
+];
+
 /** Sections only the server uses (the e-mails). */
 export const SERVER_ONLY_SECTIONS: readonly string[] = ["mail"];
 
 /** The import query that asks for a catalog's later part: `…/i18n/<language>.json?later`. */
 export const LATER_PART_QUERY = "later";
 
-/** A catalog as the browser gets it: its first part, or (`later`) its later part. */
+/** A catalog as the browser gets it: its first part, or (`later`) its later part; `errors` is cut in two. */
 export function catalogPart(catalog: Record<string, unknown>, later: boolean): Record<string, unknown> {
-  return Object.fromEntries(
+  const part = Object.fromEntries(
     Object.entries(catalog).filter(
-      ([section]) => !SERVER_ONLY_SECTIONS.includes(section) && LATER_SECTIONS.includes(section) === later,
+      ([section]) =>
+        section !== "errors" && !SERVER_ONLY_SECTIONS.includes(section) && LATER_SECTIONS.includes(section) === later,
     ),
   );
+  const errors = Object.entries((catalog.errors ?? {}) as Record<string, unknown>).filter(
+    ([code]) => LATER_ERRORS.includes(code) === later,
+  );
+  return errors.length > 0 ? { ...part, errors: Object.fromEntries(errors) } : part;
 }

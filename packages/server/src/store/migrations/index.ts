@@ -9,6 +9,7 @@ import * as supersededCodes from "./007-superseded-codes.ts";
 import * as authenticationCore from "./008-authentication-core.ts";
 import * as oidc from "./009-oidc.ts";
 import * as linkedSessions from "./010-linked-sessions.ts";
+import * as federation from "./011-federation.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "008-authentication-core": authenticationCore,
   "009-oidc": oidc,
   "010-linked-sessions": linkedSessions,
+  "011-federation": federation,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,218 @@
+import { FEDERATION_PENDING_TTL_MS, type SocialPlatform } from "@gatehouse/contract";
+import { normalizeEmail } from "../accounts/identifiers.ts";
+import { type Origin, sendActivation } from "../accounts/registration.ts";
+import { insertAccount } from "../accounts/users.ts";
+import { audit } from "../audit/audit.ts";
+import type { Db } from "../store/db.ts";
+import { externalIdentitiesStore } from "../store/external-identities.ts";
+import { federationStore } from "../store/federation.ts";
+import type { FederationPendingRow, UserRow } from "../store/schema.ts";
+import { usersStore } from "../store/users.ts";
+import type { IdentityProvider } from "./providers.ts";
+import { browserKey, type ProviderProfile } from "./relying-party.ts";
+
+/** What a provider's answer leads to: a sign-in, a pending registration or link, or a refusal for the error page. */
+export type Resolution =
+  | { kind: "sign_in"; user: UserRow }
+  | { kind: "register" | "link" }
+  | {
+      kind: "refused";
+      code: "social_account_exists" | "social_user_disabled" | "social_idp_error" | "external_idp_error";
+      why: string;
+    };
+
+/**
+ * A social provider's answer (issue #11). A linked identity signs in; identities are keyed by (provider, subject),
+ * never by e-mail (ASVS 6.8.1). A new address waits for the person's details; an address that belongs to an account
+ * is never linked automatically: linking is offered, behind the account's password, only when the provider vouches
+ * for the address and the account confirmed its own (notes/federation.md: pre-account takeover).
+ */
+export async function resolveSocial(
+  db: Db,
+  idp: IdentityProvider,
+  profile: ProviderProfile,
+  pending: { browser: string; returnTo: string | undefined },
+  now = Date.now(),
+): Promise<Resolution> {
+  const linked = await externalIdentitiesStore.find(db, idp.id, profile.subject);
+  const owner = linked ? await usersStore.findById(db, linked.user_id) : undefined;
+  if (owner) return { kind: "sign_in", user: owner };
+  if (!profile.email) return { kind: "refused", code: "social_idp_error", why: "the provider gave no e-mail address" };
+  const account = await usersStore.findByEmail(db, normalizeEmail(profile.email));
+  if (account?.status === "disabled") return { kind: "refused", code: "social_user_disabled", why: "account disabled" };
+  if (account && !(profile.emailVerified && account.status === "active")) {
+    return { kind: "refused", code: "social_account_exists", why: "address taken; linking not offered (unverified)" };
+  }
+  const kind = account ? "link" : "register";
+  await federationStore.putPending(db, pendingRow(kind, idp, profile, pending, now));
+  return { kind };
+}
+
+function pendingRow(
+  kind: "register" | "link",
+  idp: IdentityProvider,
+  profile: ProviderProfile,
+  pending: { browser: string; returnTo: string | undefined },
+  now: number,
+): FederationPendingRow {
+  return {
+    browser: browserKey(pending.browser),
+    kind,
+    provider: idp.id,
+    subject: profile.subject,
+    email: profile.email ?? "",
+    email_verified: profile.emailVerified ? 1 : 0,
+    first_name: profile.firstName,
+    last_name: profile.lastName,
+    full_name: profile.fullName,
+    return_to: pending.returnTo ?? null,
+    expires_at: now + FEDERATION_PENDING_TTL_MS,
+  };
+}
+
+/**
+ * A company's answer (issue #11): the company's provider is the authority for its domains, as the operator set in
+ * IDPS_FILE, so its person signs in at once: a linked identity, else the account of the address (linked now), else a
+ * new account made just in time from the provider's claims. An address outside the provider's domains is refused
+ * (a provider may not speak for another company's people). An account that never confirmed its address loses the
+ * password it was made with: whoever chose it never proved the mailbox (pre-account takeover, notes/federation.md).
+ */
+export async function resolveCorporate(
+  db: Db,
+  idp: IdentityProvider,
+  profile: ProviderProfile,
+  origin: Origin & { country: string },
+  now = Date.now(),
+): Promise<Resolution> {
+  const linked = await externalIdentitiesStore.find(db, idp.id, profile.subject);
+  const owner = linked ? await usersStore.findById(db, linked.user_id) : undefined;
+  if (owner) return { kind: "sign_in", user: owner };
+  const domain = profile.email?.toLowerCase().split("@").at(-1);
+  if (!profile.email || !domain || !idp.domains.includes(domain)) {
+    return { kind: "refused", code: "external_idp_error", why: `address outside ${idp.id}'s domains` };
+  }
+  const identity = { provider: idp.id, subject: profile.subject, email: profile.email, linked_at: now };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const account = await usersStore.findByEmail(db, normalizeEmail(profile.email));
+    if (account) {
+      await db.transaction().execute(async (trx) => {
+        if (account.status === "pending") {
+          await usersStore.update(trx, account.id, { status: "active", password_hash: null, updated_at: now });
+        }
+        await linkIdentity(trx, account.id, identity);
+      });
+      await audit(db, "identity_linked", { userId: account.id, detail: idp.id }, now);
+      return { kind: "sign_in", user: (await usersStore.findById(db, account.id)) ?? account };
+    }
+    const created = await insertAccount(
+      db,
+      {
+        email: profile.email,
+        passwordHash: null,
+        firstName: profile.firstName || undefined,
+        lastName: profile.lastName || undefined,
+        countryCode: origin.country === "ZZ" ? undefined : origin.country,
+        status: "active",
+        language: origin.language,
+        brand: origin.site.brand,
+        signupMeta: { provider: idp.id, returnTo: origin.returnTo },
+      },
+      (trx, user) => linkIdentity(trx, user.id, identity),
+      now,
+    );
+    if (created) {
+      await audit(db, "identity_linked", { userId: created.id, detail: `${idp.id} (new account)` }, now);
+      return { kind: "sign_in", user: created };
+    }
+    // Another request made the account meanwhile: link to it on the second pass.
+  }
+  return { kind: "refused", code: "external_idp_error", why: "account creation raced twice" };
+}
+
+/** Links an identity; an account holds one identity a provider, so an older one of that provider goes. */
+export async function linkIdentity(
+  db: Db,
+  userId: string,
+  identity: { provider: string; subject: string; email: string | null; linked_at: number },
+): Promise<void> {
+  await externalIdentitiesStore.deleteForUser(db, userId, identity.provider);
+  await externalIdentitiesStore.insert(db, { ...identity, user_id: userId });
+}
+
+export class PendingGone extends Error {}
+
+export type SocialRegistration =
+  | { ok: true; user: UserRow; activation: boolean; pending: FederationPendingRow }
+  | { ok: false; refusal: "social_invalid_authentication" | "social_email_exists" };
+
+/**
+ * POST /account/social/register: the account from the provider's answer and the person's details, its identity
+ * linked, and (when the provider did not vouch for the address) its activation mail, all in one transaction that
+ * also takes the pending answer, so a crash or a second submit leaves no half-made account and no double.
+ */
+export async function registerFromProvider(
+  db: Db,
+  browser: string,
+  details: { firstName: string; lastName: string; countryCode: string; newsletterSubscription: boolean },
+  origin: Origin,
+  now = Date.now(),
+): Promise<SocialRegistration> {
+  const pending = await federationStore.findPending(db, browserKey(browser), now);
+  if (pending?.kind !== "register") return { ok: false, refusal: "social_invalid_authentication" };
+  const verified = pending.email_verified === 1;
+  const returnTo = origin.returnTo ?? pending.return_to ?? undefined;
+  try {
+    const user = await insertAccount(
+      db,
+      {
+        email: pending.email,
+        passwordHash: null,
+        firstName: details.firstName,
+        lastName: details.lastName,
+        countryCode: details.countryCode,
+        newsletter: details.newsletterSubscription,
+        // The provider vouched for the address: it needs no activation mail (issue #11).
+        status: verified ? "active" : "pending",
+        language: origin.language,
+        brand: origin.site.brand,
+        signupMeta: { provider: pending.provider, returnTo },
+      },
+      async (trx, row) => {
+        if (!(await federationStore.consumePending(trx, pending.browser, now))) throw new PendingGone();
+        await linkIdentity(trx, row.id, {
+          provider: pending.provider,
+          subject: pending.subject,
+          email: pending.email,
+          linked_at: now,
+        });
+        if (!verified) await sendActivation(trx, row, { ...origin, returnTo }, now);
+      },
+      now,
+    );
+    if (!user) {
+      // The address was taken meanwhile: the same answer may now link, where linking may be offered (spec §8).
+      const account = await usersStore.findByEmail(db, normalizeEmail(pending.email));
+      if (verified && account?.status === "active") await federationStore.putPending(db, { ...pending, kind: "link" });
+      return { ok: false, refusal: "social_email_exists" };
+    }
+    await audit(db, "identity_linked", { userId: user.id, detail: `${pending.provider} (new account)` }, now);
+    return { ok: true, user, activation: !verified, pending };
+  } catch (error) {
+    if (error instanceof PendingGone) return { ok: false, refusal: "social_invalid_authentication" };
+    throw error;
+  }
+}
+
+/** The pending answer as the screens show it. */
+export function pendingAnswer(row: FederationPendingRow) {
+  return {
+    kind: row.kind,
+    platform: row.provider as SocialPlatform,
+    email: row.email,
+    emailVerified: row.email_verified === 1,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    fullName: row.full_name,
+    ...(row.return_to ? { returnTo: row.return_to } : {}),
+  };
+}

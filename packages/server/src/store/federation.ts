@@ -1,0 +1,54 @@
+import type { Db } from "./db.ts";
+import type { FederationFlowRow, FederationPendingRow } from "./schema.ts";
+
+/** Round trips to identity providers and the answers that wait for the person (issue #11). */
+export const federationStore = {
+  insertFlow: async (db: Db, row: FederationFlowRow): Promise<void> => {
+    await db.insertInto("federation_flows").values(row).execute();
+  },
+
+  /**
+   * Takes a flow once (deleted as it is read, so two answers racing on two nodes cannot both use it), and only for
+   * the browser and provider that started it, before it expires (ASVS 10.1.2: state bound to the user agent).
+   */
+  consumeFlow: async (
+    db: Db,
+    id: string,
+    bound: { browser: string; provider: string },
+    now: number,
+  ): Promise<FederationFlowRow | undefined> => {
+    const [row] = await db
+      .deleteFrom("federation_flows")
+      .where("id", "=", id)
+      .where("browser", "=", bound.browser)
+      .where("provider", "=", bound.provider)
+      .returningAll()
+      .execute();
+    return row && row.expires_at > now ? row : undefined;
+  },
+
+  /** A browser's pending sign-in replaces the one it had: the latest answer is the one the person acts on. */
+  putPending: async (db: Db, row: FederationPendingRow): Promise<void> => {
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("federation_pending").where("browser", "=", row.browser).execute();
+      await trx.insertInto("federation_pending").values(row).execute();
+    });
+  },
+
+  findPending: async (db: Db, browser: string, now: number): Promise<FederationPendingRow | undefined> => {
+    const row = await db.selectFrom("federation_pending").selectAll().where("browser", "=", browser).executeTakeFirst();
+    return row && row.expires_at > now ? row : undefined;
+  },
+
+  /** Takes a pending sign-in once; false when another request took it first. */
+  consumePending: async (db: Db, browser: string, now: number): Promise<FederationPendingRow | undefined> => {
+    const [row] = await db.deleteFrom("federation_pending").where("browser", "=", browser).returningAll().execute();
+    return row && row.expires_at > now ? row : undefined;
+  },
+
+  deleteExpired: async (db: Db, now: number): Promise<number> => {
+    const flows = await db.deleteFrom("federation_flows").where("expires_at", "<=", now).executeTakeFirst();
+    const pending = await db.deleteFrom("federation_pending").where("expires_at", "<=", now).executeTakeFirst();
+    return Number(flows.numDeletedRows) + Number(pending.numDeletedRows);
+  },
+};
