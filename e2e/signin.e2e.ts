@@ -242,14 +242,14 @@ describe("sign-in", () => {
 
 describe("corporate hint", () => {
   it("offers Continue with corporate email for a single-sign-on-only domain, on sign-in and recovery", async () => {
-    const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const { startService } = await import("./global.ts");
-    const brands = JSON.parse(readFileSync(join(import.meta.dirname, "../packages/server/config/brands.json"), "utf8"));
-    const file = join(mkdtempSync(join(tmpdir(), "gatehouse-brands-")), "brands.json");
-    writeFileSync(file, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
-    const service = await startService({ BRANDS_FILE: file });
+    // A company's provider for bigcorp.example (never contacted here: the hint asks only which domain signs in where).
+    const file = join(mkdtempSync(join(tmpdir(), "gatehouse-idps-")), "idps.json");
+    writeFileSync(file, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
+    const service = await startService({ IDPS_FILE: file });
     try {
       const { page, context } = await visit(browser, "/", {}, service.baseUrl);
       await page.getByLabel("Username or email").fill("ann@bigcorp.example");

@@ -36,7 +36,7 @@ export interface TestServer {
 
 /** Starts the real app over HTTP on a temp SQLite file (or the given database), as STYLE.md §7 asks. */
 export async function startServer(
-  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+  options: { databaseUrl?: string; env?: Record<string, string>; port?: number } = {},
 ): Promise<TestServer> {
   const dir = tempDir();
   const web = join(dir, "web");
@@ -52,7 +52,7 @@ export async function startServer(
     ...options.env,
   });
   const app = await buildApp(config, { logger: false });
-  await app.listen({ port: 0, host: "127.0.0.1" });
+  await app.listen({ port: options.port ?? 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return { app, url: `http://127.0.0.1:${port}`, config, close: () => app.close() };

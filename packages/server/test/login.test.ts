@@ -286,13 +286,12 @@ describe("password hashing", () => {
 
 describe("POST /api/account/login/modes", () => {
   it("answers from the domain alone: corporate domains sign in through their company, others with a password", async () => {
-    const { readFileSync, writeFileSync } = await import("node:fs");
+    const { writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tempDir } = await import("./harness.ts");
-    const brands = JSON.parse(readFileSync(server.config.brandsFile, "utf8"));
-    const file = join(tempDir(), "brands.json");
-    writeFileSync(file, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
-    const corp = await startServer({ env: { BRANDS_FILE: file } });
+    const file = join(tempDir(), "idps.json");
+    writeFileSync(file, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
+    const corp = await startServer({ env: { IDPS_FILE: file } });
     try {
       const c = await new Client(corp.url).start();
       expect((await c.post("/api/account/login/modes", { username: "Ann@BigCorp.example" })).json).toEqual({

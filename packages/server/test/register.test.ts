@@ -49,7 +49,7 @@ describe("POST /api/account/register/validate", () => {
   });
 
   it("flags single-sign-on-only domains for the corporate hint", async () => {
-    const corp = await startServer({ env: { BRANDS_FILE: await brandsWithCorporate() } });
+    const corp = await startServer({ env: { IDPS_FILE: await idpsWithCorporate() } });
     try {
       const c = await new Client(corp.url).start();
       expect((await c.post("/api/account/register/validate", { email: "ann@bigcorp.example" })).json).toEqual({
@@ -436,12 +436,12 @@ describe("mail survives an SMTP outage", () => {
   });
 });
 
-async function brandsWithCorporate(): Promise<string> {
-  const { readFileSync, writeFileSync } = await import("node:fs");
+/** A providers file with one company's provider for bigcorp.example (never contacted by these tests). */
+async function idpsWithCorporate(): Promise<string> {
+  const { writeFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { tempDir } = await import("./harness.ts");
-  const brands = JSON.parse(readFileSync(fx.server.config.brandsFile, "utf8"));
-  const path = join(tempDir(), "brands.json");
-  writeFileSync(path, JSON.stringify({ ...brands, corporateDomains: ["bigcorp.example"] }));
+  const path = join(tempDir(), "idps.json");
+  writeFileSync(path, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
   return path;
 }

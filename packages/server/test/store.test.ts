@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
 import { externalIdentitiesStore } from "../src/store/external-identities.ts";
+import { federationStore } from "../src/store/federation.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { sessionLinksStore } from "../src/store/session-links.ts";
@@ -155,6 +156,60 @@ describe.each([
     await sessionLinksStore.insert(db, { ...link, id: "old", expires_at: 500 });
     expect(await sessionLinksStore.deleteExpired(db, 1_000)).toBe(1);
     await sessionsStore.delete(db, ids[2] as string);
+  });
+
+  it("takes a federation flow once, only for its browser and provider, and keeps one pending answer a browser", async () => {
+    const flow = {
+      browser: "b1",
+      provider: "google",
+      nonce: "n",
+      code_verifier: "v",
+      redirect_uri: "http://localhost:8080/api/federation/google/callback",
+      return_to: null,
+    };
+    await federationStore.insertFlow(db, { ...flow, id: "f1", expires_at: 2_000 });
+    expect(await federationStore.consumeFlow(db, "f1", { browser: "b2", provider: "google" }, 1_000)).toBeUndefined();
+    expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "acme" }, 1_000)).toBeUndefined();
+    expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "google" }, 1_000)).toMatchObject(flow);
+    expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "google" }, 1_000)).toBeUndefined();
+    await federationStore.insertFlow(db, { ...flow, id: "f2", expires_at: 500 });
+    expect(await federationStore.consumeFlow(db, "f2", { browser: "b1", provider: "google" }, 1_000)).toBeUndefined();
+
+    const pending = {
+      browser: "b1",
+      kind: "register" as const,
+      provider: "google",
+      subject: "s1",
+      email: "p@example.com",
+      email_verified: 1,
+      first_name: "P",
+      last_name: "Q",
+      full_name: "P Q",
+      return_to: null,
+      expires_at: 2_000,
+    };
+    await federationStore.putPending(db, pending);
+    await federationStore.putPending(db, { ...pending, kind: "link", subject: "s2" });
+    expect(await federationStore.findPending(db, "b1", 1_000)).toMatchObject({ kind: "link", subject: "s2" });
+    expect(await federationStore.findPending(db, "b1", 3_000)).toBeUndefined();
+    expect(await federationStore.consumePending(db, "b1", 1_000)).toMatchObject({ subject: "s2" });
+    expect(await federationStore.consumePending(db, "b1", 1_000)).toBeUndefined();
+    await federationStore.putPending(db, { ...pending, browser: "b3", expires_at: 10 });
+    expect(await federationStore.deleteExpired(db, 1_000)).toBe(1);
+  });
+
+  it("links one identity a provider to an account, and each identity to one account", async () => {
+    const a = user();
+    const b = user();
+    await usersStore.insert(db, a);
+    await usersStore.insert(db, b);
+    const identity = { provider: "google", subject: "g-1", user_id: a.id, email: null, linked_at: 1 };
+    await externalIdentitiesStore.insert(db, identity);
+    await expect(externalIdentitiesStore.insert(db, { ...identity, user_id: b.id })).rejects.toThrow();
+    await expect(externalIdentitiesStore.insert(db, { ...identity, subject: "g-2" })).rejects.toThrow();
+    expect(await externalIdentitiesStore.findForUser(db, a.id, "google")).toEqual(identity);
+    expect(await externalIdentitiesStore.deleteForUser(db, a.id, "google")).toBe(true);
+    expect(await externalIdentitiesStore.find(db, "google", "g-1")).toBeUndefined();
   });
 
   it("sweeps sessions past their lifetime or idle time", async () => {
