@@ -39,12 +39,13 @@ export interface Service {
  * One Gatehouse process on a fresh SQLite file and a free port, with extra environment (e.g. SMTP_URL). The port
  * comes from the kernel; if another process takes it before the server binds, the server exits and we try again.
  */
-export async function startService(env: Record<string, string> = {}): Promise<Service> {
+/** `port`: a port chosen beforehand, when another program must know the service's address before it starts. */
+export async function startService(env: Record<string, string> = {}, port?: number): Promise<Service> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(await freePort(), env);
+      return await startOnce(port ?? (await freePort()), env);
     } catch (error) {
-      if (!(error instanceof ServerExited) || attempt === 3) throw error;
+      if (!(error instanceof ServerExited) || attempt === 3 || port !== undefined) throw error;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { FEDERATION_FLOW_TTL_MS } from "@gatehouse/contract";
+import { emailRule, FEDERATION_FLOW_TTL_MS, firstNameRule, lastNameRule } from "@gatehouse/contract";
 import * as client from "openid-client";
 import type { Db } from "../store/db.ts";
 import { federationStore } from "../store/federation.ts";
@@ -188,9 +188,12 @@ const text = (value: unknown, max: number) => (typeof value === "string" ? value
 function profileOf(claims: Record<string, unknown>): ProviderProfile | undefined {
   const subject = typeof claims.sub === "number" ? String(claims.sub) : text(claims.sub, 255);
   if (!subject) return undefined;
-  const email = text(claims.email, 254) || undefined;
-  const firstName = text(claims.given_name, 255);
-  const lastName = text(claims.family_name, 255);
+  // An address that is not one by our rules (spec §5) is no address: the account could not be written to.
+  const address = emailRule.safeParse(text(claims.email, 254));
+  const email = address.success ? address.data : undefined;
+  // Names beyond our limits (spec §9) are not kept: the form or the profile asks for them.
+  const firstName = firstNameRule.safeParse(text(claims.given_name, 255)).success ? text(claims.given_name, 255) : "";
+  const lastName = lastNameRule.safeParse(text(claims.family_name, 255)).success ? text(claims.family_name, 255) : "";
   return {
     subject,
     email,
