@@ -248,7 +248,20 @@ describe("corporate hint", () => {
     const { startService } = await import("./global.ts");
     // A company's provider for bigcorp.example (never contacted here: the hint asks only which domain signs in where).
     const file = join(mkdtempSync(join(tmpdir(), "gatehouse-idps-")), "idps.json");
-    writeFileSync(file, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          {
+            id: "bigcorp",
+            issuer: "https://idp.bigcorp.example",
+            client_id: "gatehouse",
+            client_secret: "secret",
+            domains: ["bigcorp.example"],
+          },
+        ],
+      }),
+    );
     const service = await startService({ IDPS_FILE: file });
     try {
       const { page, context } = await visit(browser, "/", {}, service.baseUrl);

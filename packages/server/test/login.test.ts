@@ -290,7 +290,20 @@ describe("POST /api/account/login/modes", () => {
     const { join } = await import("node:path");
     const { tempDir } = await import("./harness.ts");
     const file = join(tempDir(), "idps.json");
-    writeFileSync(file, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        providers: [
+          {
+            id: "bigcorp",
+            issuer: "https://idp.bigcorp.example",
+            client_id: "gatehouse",
+            client_secret: "secret",
+            domains: ["bigcorp.example"],
+          },
+        ],
+      }),
+    );
     const corp = await startServer({ env: { IDPS_FILE: file } });
     try {
       const c = await new Client(corp.url).start();

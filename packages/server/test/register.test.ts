@@ -442,6 +442,19 @@ async function idpsWithCorporate(): Promise<string> {
   const { join } = await import("node:path");
   const { tempDir } = await import("./harness.ts");
   const path = join(tempDir(), "idps.json");
-  writeFileSync(path, JSON.stringify({ providers: [{ id: "bigcorp", issuer: "https://idp.bigcorp.example", client_id: "gatehouse", client_secret: "secret", domains: ["bigcorp.example"] }] }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      providers: [
+        {
+          id: "bigcorp",
+          issuer: "https://idp.bigcorp.example",
+          client_id: "gatehouse",
+          client_secret: "secret",
+          domains: ["bigcorp.example"],
+        },
+      ],
+    }),
+  );
   return path;
 }

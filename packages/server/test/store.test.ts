@@ -170,7 +170,9 @@ describe.each([
     await federationStore.insertFlow(db, { ...flow, id: "f1", expires_at: 2_000 });
     expect(await federationStore.consumeFlow(db, "f1", { browser: "b2", provider: "google" }, 1_000)).toBeUndefined();
     expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "acme" }, 1_000)).toBeUndefined();
-    expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "google" }, 1_000)).toMatchObject(flow);
+    expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "google" }, 1_000)).toMatchObject(
+      flow,
+    );
     expect(await federationStore.consumeFlow(db, "f1", { browser: "b1", provider: "google" }, 1_000)).toBeUndefined();
     await federationStore.insertFlow(db, { ...flow, id: "f2", expires_at: 500 });
     expect(await federationStore.consumeFlow(db, "f2", { browser: "b1", provider: "google" }, 1_000)).toBeUndefined();
