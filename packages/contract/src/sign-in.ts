@@ -17,6 +17,13 @@ export type RequiredStep = (typeof REQUIRED_STEPS)[number];
 export const SOCIAL_PLATFORMS = ["google", "facebook", "trimble"] as const;
 export type SocialPlatform = (typeof SOCIAL_PLATFORMS)[number];
 
+/** The providers' own names, the same in every language (proper names are not translated). */
+export const SOCIAL_PLATFORM_NAMES: Readonly<Record<SocialPlatform, string>> = {
+  google: "Google",
+  facebook: "Facebook",
+  trimble: "Trimble",
+};
+
 export function isSocialPlatform(value: unknown): value is SocialPlatform {
   return (SOCIAL_PLATFORMS as readonly unknown[]).includes(value);
 }

@@ -26,9 +26,20 @@ const placeholders = (text: string) => (text.match(/\{\{\w+\}\}/gu) ?? []).sort(
 const SAME_EVERYWHERE = new Set(["app.pageTitle"]);
 /** Punctuation patterns such as `mail.labelled` ("{{label}}: {{value}}") have no words to translate. */
 const hasWords = (value: string) => /\p{L}/u.test(value.replace(/\{\{\w+\}\}/gu, ""));
-/** Words a language took from English: Italian says "password" (and labels every password field so). */
+/** Words a language took from English: Italian says "password" (and labels every password field so); many say "OK". */
 const BORROWED: Partial<Record<Language, ReadonlySet<string>>> = {
-  it: new Set(["login.password", "register.password", "setup.password", "profile.deletePassword"]),
+  it: new Set([
+    "login.password",
+    "register.password",
+    "setup.password",
+    "profile.deletePassword",
+    "socialRegisterComplete.ok",
+  ]),
+  // Spec §2's OK button: these languages say "OK" too.
+  pt: new Set(["socialRegisterComplete.ok"]),
+  de: new Set(["socialRegisterComplete.ok"]),
+  fr: new Set(["socialRegisterComplete.ok"]),
+  jp: new Set(["socialRegisterComplete.ok"]),
 };
 
 const english = flatten(englishCatalog);

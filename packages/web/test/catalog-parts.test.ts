@@ -8,7 +8,17 @@ const SRC = join(import.meta.dirname, "../src");
 
 /** The source files of the login route and the app's frame: everything but the other screens' folders. */
 function firstPartSources(): string[] {
-  const laterScreens = ["activate", "desktop", "password", "popup", "profile", "register", "service"];
+  const laterScreens = [
+    "activate",
+    "corporate",
+    "desktop",
+    "password",
+    "popup",
+    "profile",
+    "register",
+    "service",
+    "social",
+  ];
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -25,6 +25,12 @@ export const LATER_SECTIONS: readonly string[] = [
   "change",
   "profile",
   "deleteAccount",
+  "social",
+  "socialRegister",
+  "socialRegisterComplete",
+  "linkAccount",
+  "corporateLogin",
+  "corporateLoginError",
 ];
 
 /**

@@ -5,16 +5,17 @@ import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { routeIdFor } from "../../app/router.tsx";
-import { Link, useLocation, useNavigate, useSearchParams } from "../../app/routing.tsx";
+import { Link, useLocation, useSearchParams } from "../../app/routing.tsx";
 import { sessionAnswer, useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
-import { destinationAfterSignIn, destinationWhenSignedIn, isInternal, legacyReturn } from "./destination.ts";
+import { useContinuation } from "./continue.ts";
+import { destinationWhenSignedIn } from "./destination.ts";
 import styles from "./Login.module.css";
 import { usePasswordSignIn } from "./PasswordSignIn.tsx";
-import { type Platform, startSocialSignIn } from "./social.ts";
+import { offeredPlatforms, type Platform, startSocialSignIn } from "./social.ts";
 
 /** Sign in (spec §2 "Login", §4, §5, §8). */
 export default function Login() {
@@ -25,39 +26,16 @@ export default function Login() {
   const { brand, settings, returnPolicy } = useApp();
   // Spec §4: `prompt=login` forces a sign-in even when signed in; any prompt keeps the page from the legacy flow.
   const forceSignIn = params.get("prompt") === "login";
-  const legacy = legacyReturn(returnTo, returnPolicy, settings.tokenOrigins);
+  const { redirecting, legacy, go, startLegacyFlow, afterSignIn } = useContinuation(returnTo);
   const legacyFlow = legacy !== undefined && !params.has("prompt");
   const { t } = useTranslation();
   const tk = useT();
-  const navigate = useNavigate();
   const fail = useScreenFailure();
   const [socialError, setSocialError] = useState<string>();
-  const [redirecting, setRedirecting] = useState(false);
   // The screen stays mounted while the next one loads (and the shell asks for the session again meanwhile).
   const current = routeIdFor(useLocation().pathname) === "LOGIN";
   usePageTitle(t("titles.signIn"));
 
-  const go = (destination: string, signedInNow = false) => {
-    setRedirecting(true);
-    // Issue #10 §5: a sign-in on a brand host reaches the central host on its way, so every brand sees it.
-    if (signedInNow && settings.linkedSessions) {
-      const absolute = new URL(destination, window.location.origin).href;
-      void import("../../app/session-link.ts").then((link) =>
-        window.location.assign(link.linkThroughCentral(settings.publicUrl, absolute)),
-      );
-      return;
-    }
-    if (isInternal(destination, returnPolicy.selfOrigin))
-      navigate(destination.replace(returnPolicy.selfOrigin, ""), { replace: true });
-    else window.location.assign(destination);
-  };
-
-  // Spec §4 (issue #10 §3): a legacy site's return address starts the legacy flow, which fetches the site's token
-  // through the provider; signed in or not, the provider's sign-in decides. Loaded only when needed (issue #9).
-  const startLegacyFlow = (address: string) => {
-    setRedirecting(true);
-    import("../legacy/flow.ts").then((flow) => flow.startLegacyFlow(address)).catch(fail);
-  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: starts once, when the page opens.
   useEffect(() => {
     if (legacyFlow && current) startLegacyFlow(legacy);
@@ -82,13 +60,7 @@ export default function Login() {
       const signedIn = Boolean(await sessionAnswer().catch(() => "failed"));
       return signedIn && !forceSignIn;
     },
-    onSignedIn: (answer) => {
-      const owesStep = answer.RequiredPasswordUpdate || answer.RequiredProfileUpdate;
-      if (legacy && !owesStep) return startLegacyFlow(legacy);
-      // After an owed step, the login page again, whose legacy flow then brings the site its token.
-      const next = legacy ? routeUrl("LOGIN", { return_to: legacy }) : returnTo;
-      go(destinationAfterSignIn(answer, next, returnPolicy, brand), true);
-    },
+    onSignedIn: afterSignIn,
   });
 
   const social = (platform: Platform) =>
@@ -110,6 +82,7 @@ export default function Login() {
   const heading = loginHeadingFor(returnTo);
   const busy = passwordSignIn.isSubmitting || redirecting;
   const { flags } = settings;
+  const platforms = offeredPlatforms(settings, flags.TRIMBLE_LOGIN);
   const promo = brand.traits.promoCover ? (
     <aside className={styles.promo}>
       <h2>{t("login.promoTitle")}</h2>
@@ -122,25 +95,15 @@ export default function Login() {
       <h1>{t(`login.heading.${heading}`)}</h1>
       {socialError ? <Alert kind="error">{tk(socialError)}</Alert> : null}
       {passwordSignIn.view}
-      {flags.SOCIAL_REGISTER || flags.TRIMBLE_LOGIN || flags.CORPORATE_LOGIN ? (
+      {platforms.length > 0 || flags.CORPORATE_LOGIN ? (
         <>
           <div className={styles.divider}>{t("login.or")}</div>
           <div className={styles.providers}>
-            {flags.SOCIAL_REGISTER ? (
-              <>
-                <Button variant="secondary" disabled={busy} onClick={() => void social("google")}>
-                  {t("login.google")}
-                </Button>
-                <Button variant="secondary" disabled={busy} onClick={() => void social("facebook")}>
-                  {t("login.facebook")}
-                </Button>
-              </>
-            ) : null}
-            {flags.TRIMBLE_LOGIN ? (
-              <Button variant="secondary" disabled={busy} onClick={() => void social("trimble")}>
-                {t("login.trimble")}
+            {platforms.map((platform) => (
+              <Button key={platform} variant="secondary" disabled={busy} onClick={() => void social(platform)}>
+                {t(`login.${platform}`)}
               </Button>
-            ) : null}
+            ))}
             {flags.CORPORATE_LOGIN ? (
               <Link
                 className={styles.providerLink}

@@ -17,7 +17,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint } from "../login/corporate.tsx";
-import { type Platform, startSocialSignIn } from "../login/social.ts";
+import { offeredPlatforms, type Platform, startSocialSignIn } from "../login/social.ts";
 import { BotCheck } from "./BotCheck.tsx";
 import { Captcha } from "./Captcha.tsx";
 import { presetCountry, useCountryOptions } from "./countries.ts";
@@ -142,6 +142,7 @@ export default function Register() {
   const social = (platform: Platform) =>
     startSocialSignIn(platform, { returnTo, autoRegister: true, fail, onError: setNotice });
 
+  const platforms = offeredPlatforms(settings, settings.flags.TRIMBLE_REGISTER);
   const busy = isSubmitting || redirecting || advancing || emailCheck === "checking";
   const signInLink = routeUrl("LOGIN", { return_to: returnTo ?? undefined });
   const emailField = form.register("email", {
@@ -206,23 +207,13 @@ export default function Register() {
               {t("register.continue")}
             </Button>
           </form>
-          {settings.flags.SOCIAL_REGISTER || settings.flags.TRIMBLE_REGISTER || settings.flags.CORPORATE_REGISTER ? (
+          {platforms.length > 0 || settings.flags.CORPORATE_REGISTER ? (
             <div className={styles.providers}>
-              {settings.flags.SOCIAL_REGISTER ? (
-                <>
-                  <Button variant="secondary" disabled={busy} onClick={() => void social("google")}>
-                    {t("register.google")}
-                  </Button>
-                  <Button variant="secondary" disabled={busy} onClick={() => void social("facebook")}>
-                    {t("register.facebook")}
-                  </Button>
-                </>
-              ) : null}
-              {settings.flags.TRIMBLE_REGISTER ? (
-                <Button variant="secondary" disabled={busy} onClick={() => void social("trimble")}>
-                  {t("register.trimble")}
+              {platforms.map((platform) => (
+                <Button key={platform} variant="secondary" disabled={busy} onClick={() => void social(platform)}>
+                  {t(`register.${platform}`)}
                 </Button>
-              ) : null}
+              ))}
               {settings.flags.CORPORATE_REGISTER ? (
                 <Link to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}>
                   {t("register.corporate")}
