@@ -21,6 +21,8 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/{desktop/DesktopApp,popup/Close}.tsx",
   "../screens/service/ServiceLogin.tsx",
   "../screens/legacy/LegacyCallback.tsx",
+  "../screens/social/{RegisterSocial,RegisterSocialComplete,LinkAccount}.tsx",
+  "../screens/corporate/{CorporateLogin,CorporateLoginError}.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

@@ -27,4 +27,9 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   ULA_LOGOUT_SUCCESS: "desktop/DesktopApp",
   CLOSE: "popup/Close",
   LEGACY_LOGIN_CALLBACK: "legacy/LegacyCallback",
+  REGISTER_SOCIAL: "social/RegisterSocial",
+  REGISTER_SOCIAL_COMPLETE: "social/RegisterSocialComplete",
+  LINK_EXISTING_SOCIAL: "social/LinkAccount",
+  CORPORATE_LOGIN: "corporate/CorporateLogin",
+  CORPORATE_LOGIN_ERROR: "corporate/CorporateLoginError",
 };

@@ -1,6 +1,6 @@
 import { type AnswerOf, api, LoginBody, routeUrl } from "@gatehouse/contract";
 import { type ReactNode, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -10,6 +10,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
+import { tagged } from "../../ui/tagged.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint, useCorporateHint } from "./corporate.tsx";
 import styles from "./Login.module.css";
@@ -90,10 +91,9 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
         <Alert kind="error">
           {/* The message names "Forgot your password?": those words are the link. */}
           <p>
-            <Trans
-              i18nKey="login.blocked"
-              components={{ recover: <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })} /> }}
-            />
+            {tagged(t("login.blocked"), "recover", (words) => (
+              <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>{words}</Link>
+            ))}
           </p>
         </Alert>
       ) : null}

@@ -1,5 +1,5 @@
 import { api, type Language, PASSWORD_POLICY_HINT, registerHeadingFor, routeUrl } from "@gatehouse/contract";
-import { Fragment, type ReactNode, useCallback, useEffect, useId, useState } from "react";
+import { Fragment, useCallback, useEffect, useId, useState } from "react";
 import { Trans, useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -15,6 +15,7 @@ import { useFocusOnChange } from "../../ui/focus.ts";
 import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
+import { TextLink } from "../../ui/TextLink.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint } from "../login/corporate.tsx";
 import { offeredPlatforms, type Platform, startSocialSignIn } from "../login/social.ts";
@@ -25,11 +26,6 @@ import styles from "./Register.module.css";
 import { REGISTERED_EMAIL_KEY } from "./registered.ts";
 import { RegisterForm, type RegisterInput, STEP_FIELDS, useServerChecks } from "./server-checks.ts";
 import { useRegistrationStep } from "./steps.ts";
-
-/** A link whose words come from a translation (Trans fills them in), e.g. "terms of use" in the notice. */
-function TextLink({ href, children }: { href: string; children?: ReactNode }) {
-  return <a href={href}>{children}</a>;
-}
 
 /** Registration in two steps (spec §2, §4, §5). */
 export default function Register() {
