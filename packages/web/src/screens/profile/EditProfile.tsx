@@ -18,6 +18,7 @@ import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import { failureGuid, useFailureDetail } from "../system/ApiErrorScreen.tsx";
 import styles from "./EditProfile.module.css";
+import { LinkedIdentities } from "./LinkedIdentities.tsx";
 
 type Profile = AnswerOf<typeof api.profile>;
 type FormInput = { firstName: string; lastName: string; countryCode: string };
@@ -150,6 +151,7 @@ export default function EditProfile() {
           {t("profile.logout")}
         </Link>
       </nav>
+      <LinkedIdentities />
       <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />
     </Layout>
   );
