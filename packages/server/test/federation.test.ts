@@ -205,6 +205,7 @@ describe("social sign-in: an address that belongs to an account", () => {
       password: "Correct-Horse-42",
       firstName: "Li",
       lastName: "Na",
+      countryCode: "CN",
     });
     const client = await fresh();
     const { location } = await throughProvider(client, "google", { email: email.toUpperCase() });
@@ -447,7 +448,13 @@ describe("linked identities on Edit account", () => {
     expectErrorObject(await client.request("DELETE", "/api/account/identities/facebook"), 404, "not_found");
 
     const withPassword = unique();
-    const user = await createUser(server.app.db, { email: withPassword, password: "Correct-Horse-42" });
+    const user = await createUser(server.app.db, {
+      email: withPassword,
+      password: "Correct-Horse-42",
+      firstName: "Sam",
+      lastName: "Park",
+      countryCode: "KR",
+    });
     const other = await fresh();
     await throughProvider(other, "google", { email: withPassword });
     await other.post("/api/account/social/link", { email: withPassword, password: "Correct-Horse-42" });
