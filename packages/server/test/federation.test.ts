@@ -417,6 +417,19 @@ describe("corporate sign-in", () => {
     expectErrorObject(await (await fresh()).login(email, "Squatter-Pass-99"), 401, "invalid_authentication");
   });
 
+  it("links nothing to a disabled account of the company's domain, and says it is disabled", async () => {
+    const email = unique("acme.example");
+    const user = await createUser(server.app.db, { email, password: "Correct-Horse-42" });
+    await disableUser(server.app.db, user);
+    const client = await fresh();
+    const start = await client.post("/api/account/federated/login", { email });
+    const location = await followCallback(client, await signInAtStandIn(start.json.redirect_to, { email }));
+    expect(location.pathname).toBe("/corporate_login/error");
+    expect(location.searchParams.get("error_code")).toBe("user_disabled");
+    expect(await identities(user.id)).toEqual([]);
+    expect((await client.get("/api/session")).status).toBe(204);
+  });
+
   it("refuses an address outside the company's domains, and the company's refusal, on the corporate error page", async () => {
     const client = await fresh();
     const start = await client.post("/api/account/federated/login", { email: unique("acme.example") });
