@@ -205,6 +205,7 @@ describe("social sign-in: an address that belongs to an account", () => {
       password: "Correct-Horse-42",
       firstName: "Li",
       lastName: "Na",
+      countryCode: "CN",
     });
     const client = await fresh();
     const { location } = await throughProvider(client, "google", { email: email.toUpperCase() });
@@ -416,6 +417,19 @@ describe("corporate sign-in", () => {
     expectErrorObject(await (await fresh()).login(email, "Squatter-Pass-99"), 401, "invalid_authentication");
   });
 
+  it("links nothing to a disabled account of the company's domain, and says it is disabled", async () => {
+    const email = unique("acme.example");
+    const user = await createUser(server.app.db, { email, password: "Correct-Horse-42" });
+    await disableUser(server.app.db, user);
+    const client = await fresh();
+    const start = await client.post("/api/account/federated/login", { email });
+    const location = await followCallback(client, await signInAtStandIn(start.json.redirect_to, { email }));
+    expect(location.pathname).toBe("/corporate_login/error");
+    expect(location.searchParams.get("error_code")).toBe("user_disabled");
+    expect(await identities(user.id)).toEqual([]);
+    expect((await client.get("/api/session")).status).toBe(204);
+  });
+
   it("refuses an address outside the company's domains, and the company's refusal, on the corporate error page", async () => {
     const client = await fresh();
     const start = await client.post("/api/account/federated/login", { email: unique("acme.example") });
@@ -447,7 +461,13 @@ describe("linked identities on Edit account", () => {
     expectErrorObject(await client.request("DELETE", "/api/account/identities/facebook"), 404, "not_found");
 
     const withPassword = unique();
-    const user = await createUser(server.app.db, { email: withPassword, password: "Correct-Horse-42" });
+    const user = await createUser(server.app.db, {
+      email: withPassword,
+      password: "Correct-Horse-42",
+      firstName: "Sam",
+      lastName: "Park",
+      countryCode: "KR",
+    });
     const other = await fresh();
     await throughProvider(other, "google", { email: withPassword });
     await other.post("/api/account/social/link", { email: withPassword, password: "Correct-Horse-42" });

@@ -214,6 +214,25 @@ describe.each([
     expect(await externalIdentitiesStore.find(db, "google", "g-1")).toBeUndefined();
   });
 
+  it("removes an identity only while another way to sign in stays, even with two removals at once", async () => {
+    const row = { ...user(), password_hash: null };
+    await usersStore.insert(db, row);
+    for (const provider of ["google", "facebook"])
+      await externalIdentitiesStore.insert(db, {
+        provider,
+        subject: `${provider}-1`,
+        user_id: row.id,
+        email: null,
+        linked_at: 1,
+      });
+    const outcomes = await Promise.all(
+      ["google", "facebook"].map((provider) => externalIdentitiesStore.deleteUnlessLast(db, row.id, provider)),
+    );
+    expect(outcomes.sort()).toEqual(["deleted", "last"]);
+    expect(await externalIdentitiesStore.listForUser(db, row.id)).toHaveLength(1);
+    expect(await externalIdentitiesStore.deleteUnlessLast(db, row.id, "trimble")).toBe("missing");
+  });
+
   it("sweeps sessions past their lifetime or idle time", async () => {
     const row = user();
     await usersStore.insert(db, row);

@@ -17,7 +17,12 @@ export type Resolution =
   | { kind: "register" | "link" }
   | {
       kind: "refused";
-      code: "social_account_exists" | "social_user_disabled" | "social_idp_error" | "external_idp_error";
+      code:
+        | "social_account_exists"
+        | "social_user_disabled"
+        | "user_disabled"
+        | "social_idp_error"
+        | "external_idp_error";
       why: string;
     };
 
@@ -94,6 +99,8 @@ export async function resolveCorporate(
   const identity = { provider: idp.id, subject: profile.subject, email: profile.email, linked_at: now };
   for (let attempt = 0; attempt < 2; attempt++) {
     const account = await usersStore.findByEmail(db, normalizeEmail(profile.email));
+    // A disabled account stays as it is: nothing is linked to it (the sign-in would be refused anyway).
+    if (account?.status === "disabled") return { kind: "refused", code: "user_disabled", why: "account disabled" };
     if (account) {
       await db.transaction().execute(async (trx) => {
         if (account.status === "pending") {

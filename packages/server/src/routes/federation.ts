@@ -221,10 +221,9 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   // An identity goes only while another way to sign in stays: a password, or another identity.
   mount(app, api.unlinkIdentity, async (request) => {
     const user = await currentUser(db, request);
-    const identities = await externalIdentitiesStore.listForUser(db, user.id);
-    if (!identities.some((identity) => identity.provider === request.params.provider)) throw new ApiError("not_found");
-    if (!hasPassword(user) && identities.length <= 1) throw new ApiError("identity_last_method");
-    await externalIdentitiesStore.deleteForUser(db, user.id, request.params.provider);
+    const removed = await externalIdentitiesStore.deleteUnlessLast(db, user.id, request.params.provider);
+    if (removed === "missing") throw new ApiError("not_found");
+    if (removed === "last") throw new ApiError("identity_last_method");
     await audit(db, "identity_unlinked", {
       ...auditContext(request, signedIn(request).user_id),
       detail: request.params.provider,

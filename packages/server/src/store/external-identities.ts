@@ -28,6 +28,35 @@ export const externalIdentitiesStore = {
       .where("provider", "=", provider)
       .executeTakeFirst(),
 
+  /**
+   * Removes the account's identity at a provider unless it is the last way to sign in (no password and no other
+   * identity). The account's row is locked first, so two removals at once cannot each see the other's identity and
+   * leave none (PostgreSQL row lock; SQLite runs one writer at a time).
+   */
+  deleteUnlessLast: (db: Db, userId: string, provider: string): Promise<"deleted" | "last" | "missing"> =>
+    db.transaction().execute(async (trx) => {
+      const user = await trx
+        .updateTable("users")
+        .set((eb) => ({ id: eb.ref("id") }))
+        .where("id", "=", userId)
+        .returning(["password_hash", "password_allowed"])
+        .executeTakeFirst();
+      const identities = await trx
+        .selectFrom("external_identities")
+        .select("provider")
+        .where("user_id", "=", userId)
+        .execute();
+      if (!user || !identities.some((identity) => identity.provider === provider)) return "missing";
+      const hasPassword = user.password_hash !== null && user.password_allowed === 1;
+      if (!hasPassword && identities.length <= 1) return "last";
+      await trx
+        .deleteFrom("external_identities")
+        .where("user_id", "=", userId)
+        .where("provider", "=", provider)
+        .execute();
+      return "deleted";
+    }),
+
   deleteForUser: async (db: Db, userId: string, provider: string): Promise<boolean> => {
     const result = await db
       .deleteFrom("external_identities")
