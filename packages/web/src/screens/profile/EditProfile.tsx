@@ -7,6 +7,7 @@ import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link, useSearchParams } from "../../app/routing.tsx";
+import { useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -40,6 +41,8 @@ export default function EditProfile() {
   const form = useForm(Form);
   const { errors, isSubmitting, isDirty } = form.formState;
   const returnTo = checkReturnTo(params.get("return_to"), returnPolicy);
+  const session = useSession();
+  const stepOwed = session.status === "ready" && Boolean(session.session?.RequiredStep);
 
   // The profile fills the form once; after that the form is the person's (a language switch or a retry after a
   // failure runs this again and must not put the stored values back over unsaved edits).
@@ -151,7 +154,8 @@ export default function EditProfile() {
           {t("profile.logout")}
         </Link>
       </nav>
-      <LinkedIdentities />
+      {/* While the profile step is owed only its own calls are open (issue #10 §1): the list waits for the save. */}
+      {stepOwed && !saved ? null : <LinkedIdentities />}
       <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />
     </Layout>
   );

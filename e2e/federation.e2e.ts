@@ -1,0 +1,538 @@
+import { BRAND_IDS, BRANDS, type BrandId } from "@gatehouse/contract";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { linkIn } from "../packages/server/test/smtp.ts";
+import { startStandInIdp } from "../scripts/idp/stand-in.ts";
+import { atProvider, providersFile, useFederation } from "./federation-fixture.ts";
+import { startService } from "./global.ts";
+import { layoutProblems, settled } from "./layout.ts";
+import {
+  adminOn,
+  createPerson,
+  expectAccessible,
+  isFocused,
+  screenshot,
+  stubExternalSites,
+  uniqueEmail,
+  visit,
+} from "./support.ts";
+
+/**
+ * Issue #11 in Chromium: social and corporate sign-in through the stand-in identity provider, every screen of it
+ * in every brand on a phone and a desktop, and by keyboard alone.
+ */
+const fx = useFederation();
+const PASSWORD = "Granite-Kettle-58";
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+const BUTTON = { google: "Sign in with Google", facebook: "Sign in with Facebook", trimble: "Sign in with Trimble" };
+type Platform = keyof typeof BUTTON;
+
+/** A fresh browser at a path of the federation service; brand sites on the Internet answer with a stub page. */
+async function open(path: string) {
+  const visitor = await visit(fx.browser, "about:blank", {}, fx.service.baseUrl);
+  await stubExternalSites(visitor.context);
+  await visitor.page.goto(path);
+  return visitor;
+}
+/** A brand's own host (engine.localhost, …): the brand stays the same through a provider's round trip. */
+function onBrandHost(brand: BrandId, path: string): string {
+  const url = new URL(path, fx.service.baseUrl);
+  url.hostname = `${brand}.localhost`;
+  return url.href;
+}
+/** The sign-in page with Edit account as its return address (a path on our own origin is always allowed). */
+const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
+const person = (email: string, flags: string[] = []) =>
+  createPerson({ email, password: PASSWORD, first: "Mia", last: "Berg", country: "SE", flags }, fx.service.databaseUrl);
+
+/** From the sign-in page through the provider's button and its sign-in form, back at Gatehouse. */
+async function signInWith(page: Page, platform: Platform, who: Parameters<typeof atProvider>[2] = {}) {
+  await page.getByRole("button", { name: BUTTON[platform] }).click();
+  return atProvider(page, fx.idp, who);
+}
+
+/** Signed in as whom, by the gateway's own answer. */
+async function sessionEmail(page: Page): Promise<string | undefined> {
+  const answer = await page.request.get("/api/session");
+  return answer.status() === 200 ? ((await answer.json()) as { Email: string }).Email : undefined;
+}
+
+/** Social registration's form, filled as a person does. */
+async function completeProfile(page: Page) {
+  await page.getByRole("combobox", { name: "Country" }).selectOption("PT");
+  await page.getByLabel("Send me news about products, tips and offers.").check();
+  await page.getByRole("button", { name: "CREATE ACCOUNT" }).click();
+}
+
+/** Presses Tab until the element has the focus (at most `max` times); fails if it never does. */
+async function tabTo(page: Page, target: Locator, max = 20) {
+  for (let i = 0; i < max && !(await isFocused(target)); i++) await page.keyboard.press("Tab");
+  expect(await isFocused(target)).toBe(true);
+}
+
+describe("social sign-in: a new person", () => {
+  it("registers with Google: the provider's details, then signed in and sent on after 3 s", async () => {
+    const email = uniqueEmail("google.new");
+    const { page, context } = await open(TO_PROFILE);
+    await signInWith(page, "google", { email, firstName: "Grace", lastName: "Hopper" });
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/register/social");
+    expect(await page.title()).toBe("Sign up | Gatehouse");
+    await page.getByText("We will use the details of your Google account for your Gatehouse account.").waitFor();
+    await page.getByText("Grace Hopper").waitFor();
+    expect(await page.getByLabel("First name").inputValue()).toBe("Grace");
+    expect(await page.getByLabel("Last name").inputValue()).toBe("Hopper");
+    await completeProfile(page);
+
+    await page.getByRole("heading", { name: "Account created" }).waitFor();
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByText(`Your Gatehouse account for ${email} is ready.`).waitFor();
+    expect(await sessionEmail(page)).toBe(email);
+    // Spec §4: on by itself after 3 s, to the return address.
+    const shown = Date.now();
+    await page.getByRole("heading", { name: "Edit account" }).waitFor({ timeout: 10_000 });
+    expect(Date.now() - shown).toBeGreaterThan(2_000);
+    // Edit account lists Google, whose Remove is refused: it is this account's only way in.
+    const linked = page.getByRole("region", { name: "Linked sign-in methods" });
+    await linked.getByText(email).waitFor();
+    await linked.getByRole("button", { name: "Remove Google" }).click();
+    await linked.getByText("This is the only way you can sign in to your account, so it cannot be removed.").waitFor();
+    await context.close();
+
+    // The same person comes back: signed in at once.
+    const again = await open("/");
+    await signInWith(again.page, "google", { email });
+    await again.page.getByRole("heading", { name: "Edit account" }).waitFor();
+    expect(await sessionEmail(again.page)).toBe(email);
+    await again.context.close();
+  });
+
+  it("registers with Facebook, whose address is not vouched for: activation by mail first", async () => {
+    const email = uniqueEmail("facebook.new");
+    const { page, context } = await open("/");
+    await signInWith(page, "facebook", { email, firstName: "Ada", lastName: "Lovelace" });
+    await page.getByText("We will use the details of your Facebook account").waitFor();
+    // Only Google has the account chooser behind Change.
+    expect(await page.getByRole("button", { name: "Change Facebook account" }).count()).toBe(0);
+    await completeProfile(page);
+    await page.getByRole("heading", { name: "Account created" }).waitFor();
+    await page.getByText(`please activate your account with the link we sent to ${email}`).waitFor();
+    expect(await sessionEmail(page)).toBeUndefined();
+    const mail = await fx.smtp.waitFor(email);
+    // No automatic redirect away from the instructions: OK leads to sign-in.
+    await page.waitForTimeout(3_500);
+    expect(new URL(page.url()).pathname).toBe("/register/social/complete");
+    await page.getByRole("button", { name: "OK" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+
+    // Before activating, Facebook's sign-in says so; after it, Facebook signs in.
+    await signInWith(page, "facebook", { email });
+    await page.getByRole("heading", { name: "Account not active" }).waitFor();
+    await page.goto(linkIn(mail, "/account/activate").href);
+    await page.getByRole("heading", { name: "Your account is active" }).waitFor();
+    await page.goto("/");
+    await signInWith(page, "facebook", { email });
+    await page.waitForURL((url) => url.pathname === "/profile/edit");
+    expect(await sessionEmail(page)).toBe(email);
+    await context.close();
+  });
+
+  it("registers with Trimble and signs in with it again", async () => {
+    const email = uniqueEmail("trimble.new");
+    const { page, context } = await open("/");
+    await signInWith(page, "trimble", { email, firstName: "Tim", lastName: "Ble" });
+    await page.getByText("We will use the details of your Trimble account").waitFor();
+    await completeProfile(page);
+    await page.getByRole("heading", { name: "Account created" }).waitFor();
+    // OK goes on at once, without waiting for the timer.
+    await page.getByRole("button", { name: "OK" }).click();
+    await page.waitForURL((url) => !url.pathname.startsWith("/register"));
+    expect(await sessionEmail(page)).toBe(email);
+    await context.close();
+    const again = await open("/");
+    await signInWith(again.page, "trimble", { email });
+    await again.page.waitForURL((url) => url.pathname === "/profile/edit");
+    await again.context.close();
+  });
+
+  it("Google's Change asks Google for its account chooser (prompt=select_account)", async () => {
+    const { page, context } = await open("/register");
+    await page.getByRole("button", { name: "Sign up with Google" }).click();
+    await atProvider(page, fx.idp, { email: uniqueEmail("first.choice") });
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+    const chooser = page.waitForRequest((r) => r.url().startsWith(fx.idp.issuer("google")));
+    await page.getByRole("button", { name: "Change Google account" }).click();
+    // The stand-in offers no account chooser (its prompts are login and consent), so the journey stops here.
+    expect(new URL((await chooser).url()).searchParams.get("prompt")).toBe("select_account");
+    await context.close();
+  });
+
+  it("a registration page without a waiting sign-in says it expired, whatever its address says", async () => {
+    const { page, context } = await open("/register/social?platform=google&email=someone%40example.com&firstName=X");
+    await page.getByRole("heading", { name: "Sign-in expired" }).waitFor();
+    await page.getByRole("link", { name: "Back to sign in" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+});
+
+describe("social sign-in: an address that belongs to an account", () => {
+  it("links after the account's password (a wrong one refused), then Google alone signs in; Edit account removes it", async () => {
+    const email = uniqueEmail("link");
+    await person(email);
+    const { page, context } = await open(TO_PROFILE);
+    await signInWith(page, "google", { email });
+    await page.getByRole("heading", { name: "Link your accounts" }).waitFor();
+    expect(await page.title()).toBe("Link account | Gatehouse");
+    expect(await page.getByLabel("Email").inputValue()).toBe(email);
+    expect(await page.getByLabel("Email").getAttribute("readonly")).not.toBeNull();
+    await page.getByLabel("Gatehouse password").fill("Wrong-Password-1");
+    await page.getByRole("button", { name: "LINK ACCOUNTS" }).click();
+    await page.getByText("Incorrect email or password.").waitFor();
+    await page.getByLabel("Gatehouse password").fill(PASSWORD);
+    await page.getByRole("button", { name: "LINK ACCOUNTS" }).click();
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    expect(await sessionEmail(page)).toBe(email);
+    await context.close();
+
+    const again = await open("/");
+    await signInWith(again.page, "google", { email });
+    await again.page.getByRole("heading", { name: "Edit account" }).waitFor();
+    const linked = again.page.getByRole("region", { name: "Linked sign-in methods" });
+    await linked.getByRole("button", { name: "Remove Google" }).click();
+    await linked.getByText("Google was removed. You can no longer sign in with it.").waitFor();
+    expect(await linked.getByRole("button", { name: "Remove Google" }).count()).toBe(0);
+    // Without the link, the address is an existing account's again: linking is offered anew.
+    const third = await open("/");
+    await signInWith(third.page, "google", { email });
+    await third.page.getByRole("heading", { name: "Link your accounts" }).waitFor();
+    await third.context.close();
+    await again.context.close();
+  });
+
+  it("Back on the link screen returns to the page before it, and Forgot your password? leads to recovery", async () => {
+    const email = uniqueEmail("link.back");
+    await person(email);
+    const { page, context } = await open("/");
+    await signInWith(page, "google", { email });
+    await page.getByRole("heading", { name: "Link your accounts" }).waitFor();
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.getByRole("heading", { name: "Forgot your password?" }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "Link your accounts" }).waitFor();
+    await page.getByRole("button", { name: "Back" }).click();
+    await page.waitForURL((url) => url.pathname !== "/link/existing/social");
+    await context.close();
+  });
+
+  it("offers no linking when the provider does not vouch for the address (Google unverified, Facebook)", async () => {
+    const email = uniqueEmail("unverified");
+    await person(email);
+    for (const [platform, who] of [
+      ["google", { email, verified: false }],
+      ["facebook", { email }],
+    ] as const) {
+      const { page, context } = await open("/");
+      await signInWith(page, platform, who);
+      await page.getByRole("heading", { name: "Account already exists" }).waitFor();
+      await page.getByText("An account with this email already exists. Please sign in with your email").waitFor();
+      expect(new URL(page.url()).pathname).toBe("/error");
+      expect(await page.getByText(/^Ref: [0-9a-f-]{36}$/u).count()).toBe(1);
+      // A link screen opened by hand has nothing to link.
+      await page.goto(`/link/existing/social?email=${encodeURIComponent(email)}`);
+      await page.getByRole("heading", { name: "Sign-in expired" }).waitFor();
+      await context.close();
+    }
+  });
+
+  it("refuses a disabled account on the error page", async () => {
+    const email = uniqueEmail("disabled");
+    await person(email);
+    await adminOn(fx.service.databaseUrl, "user:disable", "--email", email);
+    const { page, context } = await open("/");
+    await signInWith(page, "google", { email });
+    await page.getByRole("heading", { name: "Account disabled" }).waitFor();
+    await page.getByText("Your user has been disabled in our system.").waitFor();
+    expect(await sessionEmail(page)).toBeUndefined();
+    await context.close();
+  });
+});
+
+describe("social sign-in: the provider says no", () => {
+  it.each([["Cancel"], ["Fail"]] as const)("%s at the provider lands on the error page, signed out", async (button) => {
+    const { page, context } = await open("/");
+    await signInWith(page, "google", { email: uniqueEmail("refused"), button });
+    await page.getByRole("heading", { name: "Sign-in failed" }).waitFor();
+    await page.getByText("An error has occurred during authentication. Try to sign in again.").waitFor();
+    expect(await sessionEmail(page)).toBeUndefined();
+    await page.getByRole("link", { name: "Back to sign in" }).click();
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it("a provider that cannot be reached (422) reloads the page (spec §4)", async () => {
+    const idp = await startStandInIdp({ origins: [] });
+    const file = providersFile(idp);
+    await idp.close(); // Its address now answers nothing.
+    const offline = await startService({ IDPS_FILE: file });
+    try {
+      const { page, context } = await visit(fx.browser, "/", {}, offline.baseUrl);
+      await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+      const refused = page.waitForResponse((r) => r.url().endsWith("/api/account/social/login"));
+      const reloaded = page.waitForEvent("load");
+      await page.getByRole("button", { name: "Sign in with Google" }).click();
+      expect((await refused).status()).toBe(422);
+      await reloaded;
+      await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+      expect(await page.getByRole("alert").count()).toBe(0);
+      await context.close();
+    } finally {
+      await offline.stop();
+    }
+  });
+});
+
+describe("corporate sign-in", () => {
+  it("address → the company's sign-in with it as login hint → an account made just in time → the profile step", async () => {
+    const email = uniqueEmail("joan").replace("@example.com", "@acme.example");
+    const { page, context } = await open("/");
+    await page.getByRole("link", { name: "Sign in with corporate email" }).click();
+    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    expect(await page.title()).toBe("Corporate sign in | Gatehouse");
+    await page.getByLabel("Corporate email").fill(email);
+    await page.getByLabel("Corporate email").press("Enter");
+    const hint = await atProvider(page, fx.idp, { firstName: "Joan", lastName: "Clarke" });
+    expect(hint).toBe(email);
+    // No country from the company: Edit account asks for it first (spec §4).
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    expect(await sessionEmail(page)).toBe(email);
+    expect(await page.getByLabel("First name").inputValue()).toBe("Joan");
+    await page.getByRole("combobox", { name: "Country" }).selectOption("GB");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Your profile was updated!").waitFor();
+    await page
+      .getByRole("region", { name: "Linked sign-in methods" })
+      .getByText("Acme Corporation", { exact: true })
+      .waitFor();
+    await context.close();
+  });
+
+  it("an address whose domain has no company provider gets the spec's message on the field", async () => {
+    const { page, context } = await open("/corporate_login");
+    await page.getByLabel("Corporate email").fill("ann@nowhere.example");
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("We cannot find a corporate account with that email.").waitFor();
+    expect(await page.getByLabel("Corporate email").getAttribute("aria-invalid")).toBe("true");
+    // The login e-mail's own rule first (spec §5).
+    await page.getByLabel("Corporate email").fill("");
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByText("Please enter your username or email address.").waitFor();
+    await context.close();
+  });
+
+  it("the company refusing lands on the corporate error page, with Try again", async () => {
+    const email = uniqueEmail("refused").replace("@example.com", "@acme.example");
+    const { page, context } = await open("/corporate_login");
+    await page.getByLabel("Corporate email").fill(email);
+    await page.getByRole("button", { name: "Next" }).click();
+    await atProvider(page, fx.idp, { button: "Cancel" });
+    await page.getByRole("heading", { name: "Corporate sign-in failed" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/corporate_login/error");
+    expect(await page.title()).toBe("Sign-in failed | Gatehouse");
+    await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
+    await page.getByRole("link", { name: "Try again" }).click();
+    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it("registration's corporate hint and button lead to the corporate screen, and its Back returns", async () => {
+    const { page, context } = await open("/register");
+    await page.getByLabel("Email").fill("someone@acme.example");
+    await page.getByLabel("Password", { exact: true }).focus();
+    await page.getByText("Using a corporate account?").waitFor();
+    await page.getByRole("link", { name: "Continue with corporate email" }).click();
+    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Back" }).click();
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+    await page.getByRole("link", { name: "Sign up with corporate email" }).click();
+    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+});
+
+describe("by keyboard alone", () => {
+  it("corporate sign-in, social registration and linking, with Tab and Enter only", async () => {
+    // On the brand's own host, so the whole journey keeps its look.
+    const { page, context } = await open(onBrandHost("engine", "/corporate_login"));
+    const corporate = page.getByLabel("Corporate email");
+    await tabTo(page, corporate);
+    await page.keyboard.type("nobody@nowhere.example");
+    await page.keyboard.press("Enter");
+    await page.getByText("We cannot find a corporate account with that email.").waitFor();
+
+    // Social registration: from the page's start to CREATE ACCOUNT.
+    await page.goto(onBrandHost("engine", "/"));
+    await tabTo(page, page.getByRole("button", { name: "Sign in with Google" }));
+    await page.keyboard.press("Enter");
+    const email = uniqueEmail("keys");
+    await atProvider(page, fx.idp, { email, firstName: "Kim", lastName: "Seo" });
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
+    await tabTo(page, page.getByLabel("First name"));
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page.getByLabel("Last name"))).toBe(true);
+    await page.keyboard.press("Tab");
+    const country = page.getByRole("combobox", { name: "Country" });
+    expect(await isFocused(country)).toBe(true);
+    await page.keyboard.type("Portugal");
+    expect(await country.inputValue()).toBe("PT");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Space");
+    expect(await page.getByLabel("Send me news about products, tips and offers.").isChecked()).toBe(true);
+    await tabTo(page, page.getByRole("button", { name: "CREATE ACCOUNT" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Account created" }).waitFor();
+    await tabTo(page, page.getByRole("button", { name: "OK" }));
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => !url.pathname.startsWith("/register"));
+    await context.close();
+
+    // Linking: the password field, then Enter.
+    const existing = uniqueEmail("keys.link");
+    await person(existing);
+    const link = await open(onBrandHost("engine", TO_PROFILE));
+    await tabTo(link.page, link.page.getByRole("button", { name: "Sign in with Google" }));
+    await link.page.keyboard.press("Enter");
+    await atProvider(link.page, fx.idp, { email: existing });
+    const password = link.page.getByLabel("Corona password");
+    await tabTo(link.page, password);
+    await link.page.keyboard.type(PASSWORD);
+    await link.page.keyboard.press("Enter");
+    await link.page.getByRole("heading", { name: "Edit account" }).waitFor();
+    await link.context.close();
+  });
+});
+
+/** A Google answer waiting in a fresh browser: a new person's (`register`) or an existing account's (`link`). */
+async function waiting(kind: "register" | "link") {
+  const email = uniqueEmail(`brand.${kind}`);
+  if (kind === "link") await person(email);
+  const visitor = await open("/");
+  await signInWith(visitor.page, "google", { email, firstName: "Zoë", lastName: "Åkesson-Núñez" });
+  await visitor.page
+    .getByRole("heading", { name: kind === "register" ? "Create account" : "Link your accounts", level: 1 })
+    .waitFor();
+  return visitor;
+}
+
+/** A screen as it is now: axe (WCAG 2.1 AA), nothing a person sees go wrong, and a screenshot. */
+async function check(page: Page, name: string) {
+  await settled(page);
+  await expectAccessible(page);
+  expect(await layoutProblems(page, "en")).toEqual([]);
+  await screenshot(page, name);
+}
+
+describe.each(BRAND_IDS)("every new screen in brand %s, on a phone and a desktop", (brand: BrandId) => {
+  const name = BRANDS[brand].name;
+
+  it("social registration and its complete screen", async () => {
+    const { page, context } = await waiting("register");
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.goto(`/register/social?theme=${brand}`);
+      await page.getByText("Zoë Åkesson-Núñez").waitFor();
+      await page.getByRole("combobox", { name: "Country" }).locator("option").nth(5).waitFor({ state: "attached" });
+      expect(await page.title()).toBe(`Sign up | ${name}`);
+      await check(page, `social-register-${brand}-${size}`);
+      // The complete screen of an account that waits for its activation (it stays; the signed-in one moves on).
+      await page.evaluate(() =>
+        sessionStorage.setItem(
+          "gatehouse.socialRegistered",
+          JSON.stringify({ email: "zoe@example.com", fullName: "Zoë Åkesson-Núñez", activation: true }),
+        ),
+      );
+      await page.goto(`/register/social/complete?theme=${brand}`);
+      await page.getByRole("heading", { name: "Account created" }).waitFor();
+      expect(await page.title()).toBe(`Sign up complete | ${name}`);
+      await check(page, `social-register-complete-${brand}-${size}`);
+    }
+    await context.close();
+  });
+
+  it("linking an existing account", async () => {
+    const { page, context } = await waiting("link");
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.goto(`/link/existing/social?theme=${brand}`);
+      await page.getByRole("heading", { name: "Link your accounts" }).waitFor();
+      await page.getByLabel(`${name} password`).waitFor();
+      expect(await page.title()).toBe(`Link account | ${name}`);
+      await check(page, `link-account-${brand}-${size}`);
+    }
+    await context.close();
+  });
+
+  it("corporate sign-in and its error screen", async () => {
+    const { page, context } = await open(`/corporate_login?theme=${brand}`);
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.goto(`/corporate_login?theme=${brand}`);
+      await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+      await page.getByRole("button", { name: "Next" }).click();
+      await page.getByText("Please enter your username or email address.").waitFor();
+      await check(page, `corporate-login-${brand}-${size}`);
+      await page.goto(
+        `/corporate_login/error?theme=${brand}&error_code=external_idp_error&error_id=${crypto.randomUUID()}`,
+      );
+      await page.getByRole("heading", { name: "Corporate sign-in failed" }).waitFor();
+      await check(page, `corporate-login-error-${brand}-${size}`);
+    }
+    await context.close();
+  });
+
+  it("Edit account's linked sign-in methods", async () => {
+    const email = uniqueEmail("brand.identities");
+    await person(email);
+    const { page, context } = await open(TO_PROFILE);
+    await signInWith(page, "google", { email });
+    await page.getByLabel("Gatehouse password").fill(PASSWORD);
+    await page.getByRole("button", { name: "LINK ACCOUNTS" }).click();
+    await page.getByRole("heading", { name: "Edit account" }).waitFor();
+    for (const [size, viewport] of [
+      ["desktop", DESKTOP],
+      ["phone", PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.goto(`/profile/edit?theme=${brand}`);
+      await page.getByRole("button", { name: "Remove Google" }).waitFor();
+      await check(page, `profile-identities-${brand}-${size}`);
+    }
+    await context.close();
+  });
+});
+
+describe("the sign-in page", () => {
+  it("signs in with a password as before, next to the providers' buttons", async () => {
+    const email = uniqueEmail("password");
+    await person(email);
+    const { page, context } = await open("/");
+    for (const label of Object.values(BUTTON)) await page.getByRole("button", { name: label }).waitFor();
+    await page.getByLabel("Username or email").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    const answer = page.waitForResponse((r) => r.url().endsWith("/api/account/login"));
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    expect((await answer).status()).toBe(200);
+    await page.getByRole("heading", { name: "External site" }).waitFor();
+    await context.close();
+  });
+});
