@@ -120,7 +120,9 @@ describe("social sign-in: a new person", () => {
     await page.getByText(`please activate your account with the link we sent to ${email}`).waitFor();
     expect(await sessionEmail(page)).toBeUndefined();
     const mail = await fx.smtp.waitFor(email);
-    // No automatic redirect away from the instructions: OK leads to sign-in.
+    // No automatic redirect away from the instructions: OK leads to sign-in. (Waiting out spec §4's 3 s is the
+    // point here: an absence cannot be waited for as a condition.)
+    expect(await page.getByText("Taking you on in a few seconds...").count()).toBe(0);
     await page.waitForTimeout(3_500);
     expect(new URL(page.url()).pathname).toBe("/register/social/complete");
     await page.getByRole("button", { name: "OK" }).click();
