@@ -165,8 +165,12 @@ describe("social sign-in: a new person", () => {
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     const chooser = page.waitForRequest((r) => r.url().startsWith(fx.idp.issuer("google")));
     await page.getByRole("button", { name: "Change Google account" }).click();
-    // The stand-in offers no account chooser (its prompts are login and consent), so the journey stops here.
     expect(new URL((await chooser).url()).searchParams.get("prompt")).toBe("select_account");
+    // The chooser's answer replaces the waiting sign-in: the form now shows the other account.
+    const other = uniqueEmail("second.choice");
+    await atProvider(page, fx.idp, { email: other, firstName: "Noor" });
+    await page.getByText(other).waitFor();
+    expect(await page.getByLabel("First name").inputValue()).toBe("Noor");
     await context.close();
   });
 

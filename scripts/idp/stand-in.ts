@@ -133,6 +133,9 @@ function tenantProvider(
   signingKey: object,
 ): Provider {
   const policy = interactionPolicy.base();
+  // `prompt=select_account` (Google's account chooser, social registration's Change link): the same form, where
+  // another person can be named; answered together with the login.
+  policy.add(new interactionPolicy.Prompt({ name: "select_account", requestable: true }), 0);
   // Every authorization asks who signs in, as a test chooses the person each time; the answer of the form that
   // has just been submitted is the one exception (the resumed authorization would otherwise ask forever).
   policy
@@ -273,7 +276,12 @@ async function finishSignIn(
     family_name: family,
     name: `${given} ${family}`.trim(),
   });
-  return provider.interactionFinished(req, res, { login: { accountId: sub } }, { mergeWithLastSubmission: false });
+  return provider.interactionFinished(
+    req,
+    res,
+    { select_account: {}, login: { accountId: sub } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 /** Facebook's `GET /me?fields=…` (Graph API) with the access token as a Bearer header or `access_token`. */
