@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isSocialPlatform, type SocialPlatform } from "@gatehouse/contract";
+import { isSocialPlatform, SOCIAL_PLATFORM_NAMES } from "@gatehouse/contract";
 import { z } from "zod";
 import { isLoopbackHost } from "../config.ts";
 
@@ -74,7 +74,6 @@ export interface IdentityProvider {
   insecure: boolean;
 }
 
-const DEFAULT_NAMES: Record<SocialPlatform, string> = { google: "Google", facebook: "Facebook", trimble: "Trimble" };
 const DEFAULT_SCOPES = { oidc: "openid email profile", oauth2: "email public_profile" } as const;
 
 /**
@@ -108,7 +107,7 @@ export function readIdps(
     }
     return {
       id: p.id,
-      name: p.name ?? (isSocialPlatform(p.id) ? DEFAULT_NAMES[p.id] : p.id),
+      name: p.name ?? (isSocialPlatform(p.id) ? SOCIAL_PLATFORM_NAMES[p.id] : p.id),
       kind: isSocialPlatform(p.id) ? "social" : "corporate",
       protocol,
       issuer: p.issuer,
