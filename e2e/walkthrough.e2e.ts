@@ -234,6 +234,20 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
       await walk.heading(t.notFound.heading).waitFor();
       await walk.look("not-found");
 
+      // Corporate sign-in (issue #11): its form with the field's message, its error page, and a social screen
+      // opened without a waiting sign-in (the provider's round trips are walked in federation.e2e.ts).
+      await walk.go("/corporate_login");
+      await walk.heading(t.corporateLogin.heading).waitFor();
+      await page.getByRole("button", { name: t.corporateLogin.submit }).click();
+      await page.getByText(t.validation.loginEmail.required).waitFor();
+      await walk.look("corporate-login");
+      await walk.go(`/corporate_login/error?error_code=external_idp_error&error_id=${crypto.randomUUID()}`);
+      await walk.heading(t.errorPage.external_idp_error.title).waitFor();
+      await walk.look("corporate-login-error");
+      await walk.go("/link/existing/social?email=someone%40example.com");
+      await walk.heading(t.social.expiredHeading).waitFor();
+      await walk.look("social-expired");
+
       // The desktop-app pages (the Enscape wording on the visualisation brand) and the popup's /close.
       const desktop = BRANDS[brand].traits.namesDesktopApp ? t.desktopApp.named : t.desktopApp.generic;
       const forApp = (text: string) => text.replaceAll("{{app}}", BRANDS[brand].name);
