@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
+import { signInAtStandIn } from "../scripts/idp/sign-in.ts";
 import { startStandInIdp } from "../scripts/idp/stand-in.ts";
 import { atProvider, providersFile, useFederation } from "./federation-fixture.ts";
 import { BUTTON, completeProfile, federationPages, PASSWORD, sessionEmail, TO_PROFILE } from "./federation-pages.ts";
@@ -216,6 +217,31 @@ describe("social sign-in: the provider says no", () => {
     expect(await sessionEmail(page)).toBeUndefined();
     await page.getByRole("link", { name: "Back to sign in" }).click();
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it("a tampered state, or the answer opened in another browser, signs nobody in; the untouched answer still works", async () => {
+    const { page, context } = await open("/");
+    // The provider's answer to this browser's request, obtained beside the browser, as an attacker who got hold of
+    // it would have it (the stand-in's own form, submitted over HTTP).
+    const authorization = page.waitForRequest((r) => r.url().startsWith(fx.idp.issuer("google")));
+    await page.getByRole("button", { name: BUTTON.google }).click();
+    const answer = (await signInAtStandIn((await authorization).url(), { email: uniqueEmail("tampered") })).href;
+
+    const tampered = new URL(answer);
+    tampered.searchParams.set("state", `${tampered.searchParams.get("state")?.slice(0, -2)}xx`);
+    await page.goto(tampered.href);
+    await page.getByRole("heading", { name: "Authentication failed" }).waitFor();
+    expect(await sessionEmail(page)).toBeUndefined();
+
+    const stranger = await open("/");
+    await stranger.page.goto(answer);
+    await stranger.page.getByRole("heading", { name: "Authentication failed" }).waitFor();
+    expect(await sessionEmail(stranger.page)).toBeUndefined();
+    await stranger.context.close();
+
+    await page.goto(answer);
+    await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     await context.close();
   });
 
