@@ -191,6 +191,7 @@ function tenantProvider(
     },
     interactions: { policy, url: (_ctx, interaction) => `/${tenant}/interaction/${interaction.uid}` },
     pkce: { required: () => true },
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, AuthorizationCode: 60, IdToken: 600 },
     features: { devInteractions: { enabled: false }, userinfo: { enabled: true } },
   };
   return new Provider(issuer, configuration);

@@ -7,6 +7,7 @@ import { createUser, disableUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
 import { Client, expectErrorObject, startServer, type TestServer, tempDir } from "./harness.ts";
 import { freePort } from "./ports.ts";
+import { linkIn, TestSmtp } from "./smtp.ts";
 
 /**
  * Issue #11: social and corporate sign-in, end to end over HTTP: the real gateway as the relying party of the
@@ -15,6 +16,7 @@ import { freePort } from "./ports.ts";
 let idp: StandInIdp;
 let server: TestServer;
 let origin: string;
+let smtp: TestSmtp;
 
 function providersFile(stand: StandInIdp): string {
   const path = join(tempDir(), "idps.json");
@@ -45,13 +47,31 @@ beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   idp = await startStandInIdp({ origins: [origin] });
-  server = await startServer({ port, env: { PUBLIC_URL: origin, IDPS_FILE: providersFile(idp) } });
+  smtp = await new TestSmtp().start();
+  server = await startServer({
+    port,
+    env: { PUBLIC_URL: origin, IDPS_FILE: providersFile(idp), SMTP_URL: smtp.url },
+  });
 });
 
 afterAll(async () => {
   await server?.close();
   await idp?.close();
+  await smtp?.stop();
 });
+
+/** The link of the latest mail to an address, by its path. */
+async function mailedCode(address: string, path: string): Promise<string> {
+  await server.app.services.mail.runOnce();
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const mail = smtp.received.filter((m) => m.to.includes(address)).at(-1);
+    const code = mail && URL.parse(linkIn(mail, path).href)?.searchParams.get("code");
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error(`no mail to ${address} with ${path}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 interface Person {
   email: string;
@@ -274,6 +294,83 @@ describe("social sign-in: an address that belongs to an account", () => {
   });
 });
 
+describe("social sign-in: someone else's address (pre-account takeover)", () => {
+  /** A stranger registers the victim's address through Facebook (which vouches for no address): a pending account. */
+  async function strangerRegisters(email: string) {
+    const stranger = await fresh();
+    await throughProvider(stranger, "facebook", { email, subject: `stranger-${email}` });
+    const created = await stranger.post("/api/account/social/register", {
+      firstName: "Eve",
+      lastName: "Stranger",
+      countryCode: "US",
+    });
+    expect(created.json).toMatchObject({ activation: true });
+    return stranger;
+  }
+  const strangerSignsIn = async (email: string) =>
+    (await throughProvider(await fresh(), "facebook", { email, subject: `stranger-${email}` })).location;
+
+  it("the owner activating from their own mailbox in another browser leaves the stranger no way in", async () => {
+    const email = unique();
+    await strangerRegisters(email);
+    const owner = await fresh();
+    const code = await mailedCode(email, "/account/activate");
+    expect((await owner.post("/api/account/activate", { activationCode: code })).status).toBe(200);
+    const user = await server.app.db
+      .selectFrom("users")
+      .selectAll()
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
+    expect(user.status).toBe("active");
+    expect(await identities(user.id)).toEqual([]);
+    expect((await strangerSignsIn(email)).searchParams.get("error_code")).toBe("social_account_exists");
+  });
+
+  it("the one who registered, activating in the same browser, keeps signing in with Facebook", async () => {
+    const email = unique();
+    const person = await strangerRegisters(email);
+    const code = await mailedCode(email, "/account/activate");
+    expect((await person.post("/api/account/activate", { activationCode: code })).status).toBe(200);
+    expect((await strangerSignsIn(email)).pathname).toBe("/");
+  });
+
+  it("the owner's password set-up through Forgot your password? removes the stranger's identity", async () => {
+    const email = unique();
+    await strangerRegisters(email);
+    const owner = await fresh();
+    await owner.post("/api/account/recover", { email });
+    const code = await mailedCode(email, "/account/password-setup");
+    const setUp = await owner.post("/api/account/setup_password", {
+      code,
+      password: "Owner-Chosen-77",
+      marketingInfo: { marketingSource: "Event", platformOfInterest: "Revit", role: "Architect" },
+    });
+    expect(setUp.status).toBe(200);
+    expect((await strangerSignsIn(email)).searchParams.get("error_code")).toBe("social_account_exists");
+    expect((await (await fresh()).login(email, "Owner-Chosen-77")).status).toBe(200);
+  });
+
+  it("the company's sign-in of the owner removes the stranger's identity too", async () => {
+    const email = unique("acme.example");
+    await strangerRegisters(email);
+    const owner = await fresh();
+    const start = await owner.post("/api/account/federated/login", { email });
+    expect((await followCallback(owner, await signInAtStandIn(start.json.redirect_to, { email }))).pathname).toBe("/");
+    expect((await strangerSignsIn(email)).searchParams.get("error_code")).toBe("social_account_exists");
+  });
+
+  it("an answer whose person registered meanwhile in another browser is refused, not a server error", async () => {
+    const subject = `twice-${Date.now()}`;
+    const first = await fresh();
+    const second = await fresh();
+    await throughProvider(first, "google", { email: unique(), subject });
+    await throughProvider(second, "google", { email: unique(), subject });
+    const details = { firstName: "Ann", lastName: "Lee", countryCode: "US" };
+    expect((await first.post("/api/account/social/register", details)).status).toBe(200);
+    expectErrorObject(await second.post("/api/account/social/register", details), 401, "social_invalid_authentication");
+  });
+});
+
 describe("social sign-in: refusals", () => {
   it("lands on the error page when the provider refuses or fails", async () => {
     for (const action of ["cancel", "fail"] as const) {
@@ -428,6 +525,24 @@ describe("corporate sign-in", () => {
     expect(location.searchParams.get("error_code")).toBe("user_disabled");
     expect(await identities(user.id)).toEqual([]);
     expect((await client.get("/api/session")).status).toBe(204);
+  });
+
+  it("lets no other subject in by the address alone, and takes no address the company says it never checked", async () => {
+    const email = unique("acme.example");
+    const client = await fresh();
+    const start = await client.post("/api/account/federated/login", { email });
+    await followCallback(client, await signInAtStandIn(start.json.redirect_to, { email, subject: "acme-first" }));
+    for (const person of [
+      { email, subject: "acme-second" },
+      { email: unique("acme.example"), emailVerified: false },
+    ]) {
+      const other = await fresh();
+      const again = await other.post("/api/account/federated/login", { email: person.email });
+      const location = await followCallback(other, await signInAtStandIn(again.json.redirect_to, person));
+      expect(location.pathname).toBe("/corporate_login/error");
+      expect(location.searchParams.get("error_code")).toBe("external_idp_error");
+      expect((await other.get("/api/session")).status).toBe(204);
+    }
   });
 
   it("refuses an address outside the company's domains, and the company's refusal, on the corporate error page", async () => {

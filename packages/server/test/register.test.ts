@@ -277,11 +277,13 @@ describe("activation", () => {
     expectErrorObject(await c.post("/api/account/activate", { activationCode: "" }), 400, "invalid_request");
     await register("late@example.com");
     const code = linkIn(await fx.smtp.waitFor("late@example.com"), "/account/activate").searchParams.get("code") ?? "";
-    expect(await activateAccount(fx.server.app.db, code, Date.now() + ACTIVATION_TTL_MS + 1)).toEqual({
+    expect(await activateAccount(fx.server.app.db, code, undefined, Date.now() + ACTIVATION_TTL_MS + 1)).toEqual({
       ok: false,
       refusal: "code_expired",
     });
-    expect(await activateAccount(fx.server.app.db, code, Date.now() + ACTIVATION_TTL_MS - 60_000)).toMatchObject({
+    expect(
+      await activateAccount(fx.server.app.db, code, undefined, Date.now() + ACTIVATION_TTL_MS - 60_000),
+    ).toMatchObject({
       ok: true,
     });
   });

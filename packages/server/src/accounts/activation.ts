@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { type CodeRefusal, codeRefusal, consumeCode, decoyCodeWork } from "../codes/codes.ts";
 import type { Db } from "../store/db.ts";
+import { externalIdentitiesStore } from "../store/external-identities.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
@@ -7,17 +9,46 @@ import { type Origin, sendActivation } from "./registration.ts";
 
 export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: CodeRefusal };
 
-/** Uses an activation code once and makes a pending account active. A disabled account stays disabled. */
-export async function activateAccount(db: Db, code: string, now = Date.now()): Promise<ActivationOutcome> {
+/**
+ * Uses an activation code once and makes a pending account active. A disabled account stays disabled.
+ *
+ * An identity linked to a pending account came from a provider that did not vouch for the address (Facebook): it
+ * stays only when the activation comes from the browser that registered with it (`signup_meta.browser`, the hash
+ * of its session cookie). Anyone can give a provider someone else's address; if the address's owner activated the
+ * account from their own mailbox, the stranger's identity must not keep a way in (pre-account takeover, ASVS 6.8.x).
+ */
+export async function activateAccount(
+  db: Db,
+  code: string,
+  browser: string | undefined,
+  now = Date.now(),
+): Promise<ActivationOutcome> {
   const used = await consumeCode(db, code, "activation", now);
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   if (user.status === "pending") {
-    await usersStore.update(db, user.id, { status: "active", updated_at: now });
+    const registeredIn = signupBrowser(user);
+    const sameBrowser = registeredIn !== undefined && browser !== undefined && registeredIn === browserHash(browser);
+    await db.transaction().execute(async (trx) => {
+      await usersStore.update(trx, user.id, { status: "active", updated_at: now });
+      if (!sameBrowser) await externalIdentitiesStore.deleteAllForUser(trx, user.id);
+    });
     return { ok: true, user: { ...user, status: "active" } };
   }
   return { ok: true, user };
+}
+
+const browserHash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** The browser a provider's registration came from (federation/accounts.ts), when it did. */
+function signupBrowser(user: UserRow): string | undefined {
+  try {
+    const meta = user.signup_meta ? (JSON.parse(user.signup_meta) as { browser?: unknown }) : {};
+    return typeof meta.browser === "string" ? meta.browser : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

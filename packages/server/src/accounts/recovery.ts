@@ -22,6 +22,7 @@ import { queueUserMail } from "../mail/outbox.ts";
 import { announceEnded } from "../sessions/ended.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
+import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
 import { type EndedSession, sessionsStore } from "../store/sessions.ts";
@@ -30,7 +31,7 @@ import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { codeOwnerContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
-import { type Origin, sendActivation } from "./registration.ts";
+import type { Origin } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
 
 /**
@@ -47,8 +48,10 @@ async function recoveryQuota(db: Db, email: string, now: number): Promise<boolea
 /**
  * POST /account/recover: the same answer, and the same work, whether or not the address has an account
  * (ASVS 6.3.8 / issue #4): a code is made and a transaction written either way, and mail leaves through the
- * outbox, never on the request's time. An active account gets a reset link; a pending one a fresh activation
- * link (or, for an invited account without a password, a fresh set-up link).
+ * outbox, never on the request's time. An account gets a reset link, or, without a password (invited, or made
+ * through a provider that did not vouch for its address), a set-up link. A pending account with a password gets a
+ * reset link too, not its activation link: activating would keep the password of whoever registered the address,
+ * who never proved the mailbox (pre-account takeover); the new password activates it.
  */
 export async function requestRecovery(db: Db, email: string, origin: Origin, now = Date.now()): Promise<void> {
   const user = await usersStore.findByEmail(db, normalizeEmail(email));
@@ -56,7 +59,6 @@ export async function requestRecovery(db: Db, email: string, origin: Origin, now
   if (!user || !allowed || user.status === "disabled") return decoyCodeWork(db, now);
   await db.transaction().execute(async (trx) => {
     if (user.status === "pending" && user.password_hash === null) return sendSetup(trx, user, origin.site, now);
-    if (user.status === "pending") return sendActivation(trx, user, origin, now);
     const code = await issueCode(trx, user.id, "password_reset", PASSWORD_RESET_TTL_MS, now);
     const path = routeUrl("PASSWORD_RESET", { code, return_to: origin.returnTo });
     await queueUserMail(trx, user, "password_reset", path, origin.site, now);
@@ -116,7 +118,9 @@ export async function resetPassword(
   if (!user) return { ok: false, refusal: "code_invalid" };
   const ended = await db.transaction().execute(async (trx) => {
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
-    return replacePassword(trx, user, password, {}, now);
+    // The mailbox is proven: a pending account becomes active, without anything its registrant linked to it.
+    if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
+    return replacePassword(trx, user, password, user.status === "pending" ? { status: "active" } : {}, now);
   });
   await announceEnded(db, ended, "password_reset");
   return { ok: true, userId: user.id };
@@ -141,6 +145,8 @@ export async function setupPassword(
   if (!user) return { ok: false, refusal: "code_invalid" };
   const status = user.status === "disabled" ? "disabled" : "active";
   const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo) };
+  // The mailbox is proven: identities linked while the address was not (a provider's unproven address) go.
+  if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(db, user.id);
   await announceEnded(db, await replacePassword(db, user, password, changes, now), "password_reset");
   return { ok: true, user: { ...user, status } };
 }

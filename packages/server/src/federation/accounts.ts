@@ -96,15 +96,43 @@ export async function resolveCorporate(
   if (!profile.email || !domain || !idp.domains.includes(domain)) {
     return { kind: "refused", code: "external_idp_error", why: `address outside ${idp.id}'s domains` };
   }
-  const identity = { provider: idp.id, subject: profile.subject, email: profile.email, linked_at: now };
+  // A company's provider speaks for its domains, but not for an address it says it never checked (Entra ID and
+  // others send no `email_verified` at all: their silence is the operator's trust in IDPS_FILE).
+  if (profile.emailUnverified) return { kind: "refused", code: "external_idp_error", why: "address not verified" };
+  try {
+    return await signInCorporate(db, idp, profile, profile.email, origin, now);
+  } catch (error) {
+    // The company's person is linked to another account already (two answers raced): nothing changed.
+    if (error instanceof IdentityTaken) return { kind: "refused", code: "external_idp_error", why: "identity taken" };
+    throw error;
+  }
+}
+
+async function signInCorporate(
+  db: Db,
+  idp: IdentityProvider,
+  profile: ProviderProfile,
+  email: string,
+  origin: Origin & { country: string },
+  now: number,
+): Promise<Resolution> {
+  const identity = { provider: idp.id, subject: profile.subject, email: email, linked_at: now };
   for (let attempt = 0; attempt < 2; attempt++) {
-    const account = await usersStore.findByEmail(db, normalizeEmail(profile.email));
+    const account = await usersStore.findByEmail(db, normalizeEmail(email));
     // A disabled account stays as it is: nothing is linked to it (the sign-in would be refused anyway).
     if (account?.status === "disabled") return { kind: "refused", code: "user_disabled", why: "account disabled" };
     if (account) {
+      // The account's identity at this company is one person (subject): another subject giving the same address
+      // (a reused mailbox, an edited directory entry) is not let in by the address alone (ASVS 6.8.1).
+      const known = await externalIdentitiesStore.findForUser(db, account.id, idp.id);
+      if (known && known.subject !== profile.subject) {
+        return { kind: "refused", code: "external_idp_error", why: "another subject is linked for this address" };
+      }
       await db.transaction().execute(async (trx) => {
         if (account.status === "pending") {
+          // Whoever made it never proved the mailbox: neither the password nor an identity they linked stays.
           await usersStore.update(trx, account.id, { status: "active", password_hash: null, updated_at: now });
+          await externalIdentitiesStore.deleteAllForUser(trx, account.id);
         }
         await linkIdentity(trx, account.id, identity);
       });
@@ -114,7 +142,7 @@ export async function resolveCorporate(
     const created = await insertAccount(
       db,
       {
-        email: profile.email,
+        email: email,
         passwordHash: null,
         firstName: profile.firstName || undefined,
         lastName: profile.lastName || undefined,
@@ -136,14 +164,34 @@ export async function resolveCorporate(
   return { kind: "refused", code: "external_idp_error", why: "account creation raced twice" };
 }
 
-/** Links an identity; an account holds one identity a provider, so an older one of that provider goes. */
+/** An identity that another account holds already (two answers for one person raced, or an address changed). */
+export class IdentityTaken extends Error {}
+
+/**
+ * Links an identity; an account holds one identity a provider, so an older one of that provider goes. An identity
+ * another account holds throws IdentityTaken (the callers refuse), found first or by the unique index in a race.
+ */
 export async function linkIdentity(
   db: Db,
   userId: string,
   identity: { provider: string; subject: string; email: string | null; linked_at: number },
 ): Promise<void> {
+  const holder = await externalIdentitiesStore.find(db, identity.provider, identity.subject);
+  if (holder && holder.user_id !== userId) throw new IdentityTaken();
   await externalIdentitiesStore.deleteForUser(db, userId, identity.provider);
-  await externalIdentitiesStore.insert(db, { ...identity, user_id: userId });
+  try {
+    await externalIdentitiesStore.insert(db, { ...identity, user_id: userId });
+  } catch (error) {
+    // A transaction that met the unique index cannot ask again on PostgreSQL: the error itself says it.
+    if (isUniqueViolation(error)) throw new IdentityTaken();
+    throw error;
+  }
+}
+
+/** PostgreSQL's unique_violation (23505) or SQLite's UNIQUE constraint. */
+function isUniqueViolation(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === "23505" || (typeof message === "string" && message.includes("UNIQUE constraint failed"));
 }
 
 export class PendingGone extends Error {}
@@ -182,7 +230,8 @@ export async function registerFromProvider(
         status: verified ? "active" : "pending",
         language: origin.language,
         brand: origin.site.brand,
-        signupMeta: { provider: pending.provider, returnTo },
+        // An unproven address: its identity stays only if this browser activates it (accounts/activation.ts).
+        signupMeta: { provider: pending.provider, returnTo, ...(verified ? {} : { browser: pending.browser }) },
       },
       async (trx, row) => {
         if (!(await federationStore.consumePending(trx, pending.browser, now))) throw new PendingGone();
@@ -205,7 +254,10 @@ export async function registerFromProvider(
     await audit(db, "identity_linked", { userId: user.id, detail: `${pending.provider} (new account)` }, now);
     return { ok: true, user, activation: !verified, pending };
   } catch (error) {
-    if (error instanceof PendingGone) return { ok: false, refusal: "social_invalid_authentication" };
+    // The answer was used meanwhile, or its person registered in another browser: nothing was made.
+    if (error instanceof PendingGone || error instanceof IdentityTaken) {
+      return { ok: false, refusal: "social_invalid_authentication" };
+    }
     throw error;
   }
 }

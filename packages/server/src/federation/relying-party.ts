@@ -101,6 +101,8 @@ export interface ProviderProfile {
   email: string | undefined;
   /** The provider vouches for the address (`email_verified`); Facebook never does (notes/federation.md). */
   emailVerified: boolean;
+  /** The provider says outright that it has not checked the address (`email_verified: false`). */
+  emailUnverified: boolean;
   firstName: string;
   lastName: string;
   fullName: string;
@@ -198,6 +200,7 @@ function profileOf(claims: Record<string, unknown>): ProviderProfile | undefined
     subject,
     email,
     emailVerified: claims.email_verified === true || claims.email_verified === "true",
+    emailUnverified: claims.email_verified === false || claims.email_verified === "false",
     firstName,
     lastName,
     fullName: text(claims.name, 255) || `${firstName} ${lastName}`.trim(),

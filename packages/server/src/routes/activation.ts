@@ -11,13 +11,13 @@ export async function activationRoutes(app: FastifyInstance, { services }: { ser
   const { db } = services;
 
   mount(app, api.activate, async (request) => {
-    const outcome = await activateAccount(db, request.body.activationCode);
+    const outcome = await activateAccount(db, request.body.activationCode, request.session.token);
     if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
     return {};
   });
 
   mount(app, api.activationLogin, async (request, reply) => {
-    const outcome = await activateAccount(db, request.body.activationCode);
+    const outcome = await activateAccount(db, request.body.activationCode, request.session.token);
     if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
     // The mailed code proved the address; a disabled account stays refused (accounts/account-status.ts).
     await app.signIn(request, reply, { user: outcome.user, method: "activation" });

@@ -7,6 +7,7 @@ import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
 import { originOfHost } from "../config.ts";
 import {
+  IdentityTaken,
   linkIdentity,
   pendingAnswer,
   registerFromProvider,
@@ -193,12 +194,18 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
     }
     const taken = await federationStore.consumePending(db, pending.browser, now);
     if (!taken) throw new ApiError("social_invalid_authentication");
-    await linkIdentity(db, outcome.user.id, {
-      provider: taken.provider,
-      subject: taken.subject,
-      email: taken.email,
-      linked_at: now,
-    });
+    try {
+      await linkIdentity(db, outcome.user.id, {
+        provider: taken.provider,
+        subject: taken.subject,
+        email: taken.email,
+        linked_at: now,
+      });
+    } catch (error) {
+      // The provider's person is another account's meanwhile (registered in another browser): nothing linked.
+      if (error instanceof IdentityTaken) throw new ApiError("social_invalid_authentication");
+      throw error;
+    }
     await audit(db, "identity_linked", { ...auditContext(request, outcome.user.id), detail: taken.provider });
     await app.signIn(request, reply, { user: outcome.user, method: "social", idp: taken.provider });
     return loginAnswer(outcome.user);

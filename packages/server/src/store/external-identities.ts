@@ -57,6 +57,11 @@ export const externalIdentitiesStore = {
       return "deleted";
     }),
 
+  /** Removes every identity of an account (those linked while its address was unproven: accounts/activation.ts). */
+  deleteAllForUser: async (db: Db, userId: string): Promise<void> => {
+    await db.deleteFrom("external_identities").where("user_id", "=", userId).execute();
+  },
+
   deleteForUser: async (db: Db, userId: string, provider: string): Promise<boolean> => {
     const result = await db
       .deleteFrom("external_identities")
