@@ -14,7 +14,10 @@ const errorBody = (status: number, code: string) =>
   });
 
 /** The network is the boundary here: a fetch that answers what each case needs. */
-function setup(answer: (url: string, init: RequestInit) => Response | Promise<Response>, online = true) {
+function setup(
+  answer: (url: string, init: RequestInit) => Response | Promise<Response>,
+  online: boolean | (() => boolean) = true,
+) {
   const calls: { url: string; init: RequestInit }[] = [];
   const reload = vi.fn();
   const report = vi.fn();
@@ -28,7 +31,7 @@ function setup(answer: (url: string, init: RequestInit) => Response | Promise<Re
     timeoutMs: 50,
     reload,
     report,
-    online: () => online,
+    online: typeof online === "function" ? online : () => online,
   });
   return { client, calls, reload, report };
 }
@@ -136,6 +139,22 @@ describe("the gateway client (spec §7, §8)", () => {
     const error = (await client.call(api.session).catch((e: unknown) => e)) as NetworkError;
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.kind).toBe("offline");
+  });
+
+  it("says offline when the browser learns it only a moment after the request failed", async () => {
+    let online = true;
+    const { client, report } = setup(
+      () => {
+        setTimeout(() => {
+          online = false;
+        }, 20);
+        return Promise.reject(new TypeError("Failed to fetch"));
+      },
+      () => online,
+    );
+    const error = (await client.call(api.session).catch((e: unknown) => e)) as NetworkError;
+    expect(error.kind).toBe("offline");
+    expect(report).not.toHaveBeenCalled();
   });
 
   it("times out after the configured time (30 s by default)", async () => {

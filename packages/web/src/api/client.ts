@@ -33,6 +33,9 @@ export interface CallOptions<E> {
 }
 
 /** The typed gateway client: credentials, X-CSRF-Token, 30 s timeout, and the error mapping of spec §8. */
+/** How long a failed connection waits for the browser's own word on being offline (navigator.onLine). */
+const OFFLINE_SETTLE_MS = 250;
+
 export function createApiClient(options: ApiClientOptions) {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -65,9 +68,12 @@ export function createApiClient(options: ApiClientOptions) {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      const timedOut = (error as Error).name === "AbortError" || (error as Error).name === "TimeoutError";
+      // A connection that failed at once: the browser may learn that it is offline a moment after the request did,
+      // so it is asked again after that moment before the screen says which it was.
+      if (!timedOut && online()) await new Promise((resolve) => setTimeout(resolve, OFFLINE_SETTLE_MS));
       const failure = new NetworkError(online() ? "timeout" : "offline");
-      if ((error as Error).name !== "AbortError" && (error as Error).name !== "TimeoutError" && online())
-        report(failure);
+      if (!timedOut && online()) report(failure);
       throw failure;
     }
     csrf = response.headers.get("x-csrf-token") ?? csrf;
