@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { standInProvidersFile } from "../packages/server/test/idps.ts";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import { signInAtStandIn } from "../scripts/idp/sign-in.ts";
 import { startStandInIdp } from "../scripts/idp/stand-in.ts";
-import { atProvider, providersFile, useFederation } from "./federation-fixture.ts";
+import { atProvider, useFederation } from "./federation-fixture.ts";
 import { BUTTON, completeProfile, federationPages, PASSWORD, sessionEmail, TO_PROFILE } from "./federation-pages.ts";
 import { startService } from "./global.ts";
 import { adminOn, uniqueEmail, visit } from "./support.ts";
@@ -227,6 +228,8 @@ describe("social sign-in: the provider says no", () => {
     const authorization = page.waitForRequest((r) => r.url().startsWith(fx.idp.issuer("google")));
     await page.getByRole("button", { name: BUTTON.google }).click();
     const answer = (await signInAtStandIn((await authorization).url(), { email: uniqueEmail("tampered") })).href;
+    // The browser's own trip ends on the provider's form first: a redirect still under way would cut the next goto.
+    await page.getByLabel("Email", { exact: true }).waitFor();
 
     const tampered = new URL(answer);
     tampered.searchParams.set("state", `${tampered.searchParams.get("state")?.slice(0, -2)}xx`);
@@ -247,7 +250,7 @@ describe("social sign-in: the provider says no", () => {
 
   it("a provider that cannot be reached (422) reloads the page (spec §4)", async () => {
     const idp = await startStandInIdp({ origins: [] });
-    const file = providersFile(idp);
+    const file = standInProvidersFile(idp);
     await idp.close(); // Its address now answers nothing.
     const offline = await startService({ IDPS_FILE: file });
     try {
