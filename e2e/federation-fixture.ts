@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { standInProvidersFile } from "../packages/server/test/idps.ts";
 import { freePort } from "../packages/server/test/ports.ts";
 import { TestSmtp } from "../packages/server/test/smtp.ts";
-import { STAND_IN_CLIENT, type StandInIdp, startStandInIdp } from "../scripts/idp/stand-in.ts";
+import { type StandInIdp, startStandInIdp } from "../scripts/idp/stand-in.ts";
 import { type Service, startService } from "./global.ts";
 import { launch } from "./support.ts";
 
@@ -23,38 +23,6 @@ export interface FederationFixture {
 }
 
 const ROOT = resolve(import.meta.dirname, "..");
-
-/** The providers file for the stand-in, in the shape the server's federation tests write (IDPS_FILE). */
-export function providersFile(idp: StandInIdp): string {
-  const path = join(mkdtempSync(join(tmpdir(), "gatehouse-idps-")), "idps.json");
-  const facebook = idp.issuer("facebook");
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [
-        { id: "google", issuer: idp.issuer("google"), ...STAND_IN_CLIENT },
-        {
-          id: "facebook",
-          protocol: "oauth2",
-          issuer: facebook,
-          authorization_endpoint: `${facebook}/auth`,
-          token_endpoint: `${facebook}/token`,
-          userinfo_endpoint: `${facebook}/me?fields=id,name,email,first_name,last_name`,
-          ...STAND_IN_CLIENT,
-        },
-        { id: "trimble", issuer: idp.issuer("trimble"), ...STAND_IN_CLIENT },
-        {
-          id: "acme",
-          name: "Acme Corporation",
-          issuer: idp.issuer("acme"),
-          domains: ["acme.example"],
-          ...STAND_IN_CLIENT,
-        },
-      ],
-    }),
-  );
-  return path;
-}
 
 /** Every loopback host of the default brands file, on one port: the origins the provider sends people back to. */
 function loopbackOrigins(port: number): string[] {
@@ -77,7 +45,7 @@ export function useFederation(): FederationFixture {
     fixture.service = await startService(
       {
         SMTP_URL: fixture.smtp.url,
-        IDPS_FILE: providersFile(fixture.idp),
+        IDPS_FILE: standInProvidersFile(fixture.idp),
         LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
       },
       port,

@@ -1,6 +1,7 @@
 import { LANGUAGE_CODES, loadCatalog } from "@gatehouse/contract";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { corporateOnlyFile } from "../packages/server/test/idps.ts";
 import {
   admin,
   baseUrl,
@@ -242,27 +243,9 @@ describe("sign-in", () => {
 
 describe("corporate hint", () => {
   it("offers Continue with corporate email for a single-sign-on-only domain, on sign-in and recovery", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const { join } = await import("node:path");
     const { startService } = await import("./global.ts");
     // A company's provider for bigcorp.example (never contacted here: the hint asks only which domain signs in where).
-    const file = join(mkdtempSync(join(tmpdir(), "gatehouse-idps-")), "idps.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          {
-            id: "bigcorp",
-            issuer: "https://idp.bigcorp.example",
-            client_id: "gatehouse",
-            client_secret: "secret",
-            domains: ["bigcorp.example"],
-          },
-        ],
-      }),
-    );
-    const service = await startService({ IDPS_FILE: file });
+    const service = await startService({ IDPS_FILE: corporateOnlyFile() });
     try {
       const { page, context } = await visit(browser, "/", {}, service.baseUrl);
       await page.getByLabel("Username or email").fill("ann@bigcorp.example");

@@ -6,6 +6,7 @@ import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.
 import { createUser, disableUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
 import { Client, expectErrorObject, startServer, type TestServer, tempDir } from "./harness.ts";
+import { standInProvidersFile } from "./idps.ts";
 import { freePort } from "./ports.ts";
 import { linkIn, TestSmtp } from "./smtp.ts";
 
@@ -18,31 +19,6 @@ let server: TestServer;
 let origin: string;
 let smtp: TestSmtp;
 
-function providersFile(stand: StandInIdp): string {
-  const path = join(tempDir(), "idps.json");
-  const secret = { client_id: "gatehouse", client_secret: "stand-in-secret" };
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [
-        { id: "google", issuer: stand.issuer("google"), ...secret },
-        {
-          id: "facebook",
-          protocol: "oauth2",
-          issuer: stand.issuer("facebook"),
-          authorization_endpoint: `${stand.issuer("facebook")}/auth`,
-          token_endpoint: `${stand.issuer("facebook")}/token`,
-          userinfo_endpoint: `${stand.issuer("facebook")}/me?fields=id,name,email,first_name,last_name`,
-          ...secret,
-        },
-        { id: "trimble", issuer: stand.issuer("trimble"), ...secret },
-        { id: "acme", name: "Acme Corporation", issuer: stand.issuer("acme"), domains: ["acme.example"], ...secret },
-      ],
-    }),
-  );
-  return path;
-}
-
 beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
@@ -50,7 +26,7 @@ beforeAll(async () => {
   smtp = await new TestSmtp().start();
   server = await startServer({
     port,
-    env: { PUBLIC_URL: origin, IDPS_FILE: providersFile(idp), SMTP_URL: smtp.url },
+    env: { PUBLIC_URL: origin, IDPS_FILE: standInProvidersFile(idp), SMTP_URL: smtp.url },
   });
 });
 

@@ -7,6 +7,7 @@ import { signInWithPassword } from "../src/accounts/sign-in.ts";
 import { createUser, disableUser, findUserByEmail, unlockUser } from "../src/accounts/users.ts";
 import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { corporateOnlyFile } from "./idps.ts";
 
 let server: TestServer;
 const PASSWORD = "correct horse";
@@ -286,25 +287,7 @@ describe("password hashing", () => {
 
 describe("POST /api/account/login/modes", () => {
   it("answers from the domain alone: corporate domains sign in through their company, others with a password", async () => {
-    const { writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
-    const { tempDir } = await import("./harness.ts");
-    const file = join(tempDir(), "idps.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          {
-            id: "bigcorp",
-            issuer: "https://idp.bigcorp.example",
-            client_id: "gatehouse",
-            client_secret: "secret",
-            domains: ["bigcorp.example"],
-          },
-        ],
-      }),
-    );
-    const corp = await startServer({ env: { IDPS_FILE: file } });
+    const corp = await startServer({ env: { IDPS_FILE: corporateOnlyFile() } });
     try {
       const c = await new Client(corp.url).start();
       expect((await c.post("/api/account/login/modes", { username: "Ann@BigCorp.example" })).json).toEqual({

@@ -5,6 +5,7 @@ import { activateAccount } from "../src/accounts/activation.ts";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { outboxStore } from "../src/store/outbox.ts";
 import { Client, expectErrorObject, expectSameTiming, startServer, useMailServer } from "./harness.ts";
+import { corporateOnlyFile } from "./idps.ts";
 import { solveBotCheck } from "./pow.ts";
 import { linkIn, TestSmtp } from "./smtp.ts";
 
@@ -49,7 +50,7 @@ describe("POST /api/account/register/validate", () => {
   });
 
   it("flags single-sign-on-only domains for the corporate hint", async () => {
-    const corp = await startServer({ env: { IDPS_FILE: await idpsWithCorporate() } });
+    const corp = await startServer({ env: { IDPS_FILE: corporateOnlyFile() } });
     try {
       const c = await new Client(corp.url).start();
       expect((await c.post("/api/account/register/validate", { email: "ann@bigcorp.example" })).json).toEqual({
@@ -437,26 +438,3 @@ describe("mail survives an SMTP outage", () => {
     }
   });
 });
-
-/** A providers file with one company's provider for bigcorp.example (never contacted by these tests). */
-async function idpsWithCorporate(): Promise<string> {
-  const { writeFileSync } = await import("node:fs");
-  const { join } = await import("node:path");
-  const { tempDir } = await import("./harness.ts");
-  const path = join(tempDir(), "idps.json");
-  writeFileSync(
-    path,
-    JSON.stringify({
-      providers: [
-        {
-          id: "bigcorp",
-          issuer: "https://idp.bigcorp.example",
-          client_id: "gatehouse",
-          client_secret: "secret",
-          domains: ["bigcorp.example"],
-        },
-      ],
-    }),
-  );
-  return path;
-}

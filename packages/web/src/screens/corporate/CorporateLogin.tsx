@@ -1,6 +1,6 @@
 import { api, FederatedLoginBody, loginEmailRule, routeUrl } from "@gatehouse/contract";
 import { type MouseEvent, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { ApiError, applyFieldErrors, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -12,8 +12,8 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useForm } from "../../ui/form/useForm.ts";
-import { TextLink } from "../../ui/TextLink.tsx";
 import { useT } from "../../ui/useT.ts";
+import { PrivacyNotice } from "../register/PrivacyNotice.tsx";
 import styles from "./Corporate.module.css";
 
 /**
@@ -86,16 +86,7 @@ export default function CorporateLogin() {
           error={errors.email?.message}
           {...form.register("email")}
         />
-        <p className={styles.notice}>
-          <Trans
-            i18nKey="corporateLogin.privacyNotice"
-            values={{ brand: brand.name }}
-            components={{
-              terms: <TextLink href={brand.links.terms} />,
-              privacy: <TextLink href={brand.links.privacy} />,
-            }}
-          />
-        </p>
+        <PrivacyNotice i18nKey="corporateLogin.privacyNotice" brand={brand} className={styles.notice} />
         <Button type="submit" disabled={isSubmitting || redirecting}>
           {t("corporateLogin.submit")}
         </Button>

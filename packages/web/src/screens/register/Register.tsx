@@ -1,6 +1,6 @@
 import { api, type Language, PASSWORD_POLICY_HINT, registerHeadingFor, routeUrl } from "@gatehouse/contract";
 import { Fragment, useCallback, useEffect, useId, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -15,13 +15,13 @@ import { useFocusOnChange } from "../../ui/focus.ts";
 import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
-import { TextLink } from "../../ui/TextLink.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint } from "../login/corporate.tsx";
 import { offeredPlatforms, type Platform, startSocialSignIn } from "../login/social.ts";
 import { BotCheck } from "./BotCheck.tsx";
 import { Captcha } from "./Captcha.tsx";
 import { presetCountry, useCountryOptions } from "./countries.ts";
+import { PrivacyNotice } from "./PrivacyNotice.tsx";
 import styles from "./Register.module.css";
 import { REGISTERED_EMAIL_KEY } from "./registered.ts";
 import { RegisterForm, type RegisterInput, STEP_FIELDS, useServerChecks } from "./server-checks.ts";
@@ -189,16 +189,7 @@ export default function Register() {
               value={password}
               {...form.register("password")}
             />
-            <p className={styles.notice}>
-              <Trans
-                i18nKey="register.privacyNotice"
-                values={{ brand: brand.name }}
-                components={{
-                  terms: <TextLink href={brand.links.terms} />,
-                  privacy: <TextLink href={brand.links.privacy} />,
-                }}
-              />
-            </p>
+            <PrivacyNotice i18nKey="register.privacyNotice" brand={brand} className={styles.notice} />
             <Button type="submit" disabled={busy}>
               {t("register.continue")}
             </Button>

@@ -7,7 +7,7 @@ import {
   SocialRegisterBody,
 } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { ApiError, applyFieldErrors, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -21,10 +21,10 @@ import { Field } from "../../ui/Field.tsx";
 import { useForm } from "../../ui/form/useForm.ts";
 import { Select } from "../../ui/Select.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
-import { TextLink } from "../../ui/TextLink.tsx";
 import { useT } from "../../ui/useT.ts";
 import { startSocialSignIn } from "../login/social.ts";
 import { presetCountry, useCountryOptions } from "../register/countries.ts";
+import { PrivacyNotice } from "../register/PrivacyNotice.tsx";
 import { SignInExpired } from "./Expired.tsx";
 import { hintFrom, pendingUrl, usePendingSignIn } from "./pending.ts";
 import { rememberRegistered } from "./registered.ts";
@@ -187,16 +187,7 @@ export default function RegisterSocial() {
           {...form.register("countryCode", { onChange: () => void form.trigger("countryCode") })}
         />
         <Checkbox label={t("register.newsletter")} {...form.register("newsletterSubscription")} />
-        <p className={styles.notice}>
-          <Trans
-            i18nKey="register.privacyNotice"
-            values={{ brand: brand.name }}
-            components={{
-              terms: <TextLink href={brand.links.terms} />,
-              privacy: <TextLink href={brand.links.privacy} />,
-            }}
-          />
-        </p>
+        <PrivacyNotice i18nKey="register.privacyNotice" brand={brand} className={styles.notice} />
         <Button type="submit" disabled={busy || state.status === "loading"}>
           {t("socialRegister.submit")}
         </Button>
