@@ -25,6 +25,8 @@ export interface BrandLinks {
   readonly support: string;
   /** The customer portal, where a newly set-up account continues (spec §4). */
   readonly portal: string;
+  /** The brand's trial address (spec §2, §4), where a trial continues with `isNewAccount` and `productCode`. */
+  readonly trial: string;
   /** End-user licence agreement per language; English is required and is the fallback (spec §9). */
   readonly eula: Partial<Record<Language, string>> & { readonly en: string };
 }
@@ -52,6 +54,8 @@ export interface Brand {
     readonly promoCover: boolean;
     /** The desktop-app pages name the brand's app, "return to Enscape" (spec §2: the Enscape wording). */
     readonly namesDesktopApp: boolean;
+    /** Trial sign-ups and sign-ins say `isEnscapeTrial` rather than `isTrial` (spec §7). */
+    readonly enscapeTrial: boolean;
   };
 }
 
@@ -62,6 +66,7 @@ const plain = {
   richWelcome: false,
   promoCover: false,
   namesDesktopApp: false,
+  enscapeTrial: false,
 } as const;
 
 const legal = (site: string): BrandLinks => ({
@@ -71,6 +76,7 @@ const legal = (site: string): BrandLinks => ({
   licence: `https://${site}/legal/licence`,
   support: `https://support.${site.replace(/^www\./u, "")}/`,
   portal: `https://portal.${site.replace(/^www\./u, "")}/`,
+  trial: `https://${site}/trial`,
   eula: {
     en: `https://${site}/legal/eula`,
     es: `https://${site}/es/legal/eula`,
@@ -126,6 +132,7 @@ export const BRANDS: Readonly<Record<BrandId, Brand>> = {
       resetButtonRecover: true,
       richWelcome: true,
       namesDesktopApp: true,
+      enscapeTrial: true,
     },
   },
   configurator: {

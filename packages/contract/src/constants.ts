@@ -93,6 +93,8 @@ export const RATE_LIMITS = {
   legacyToken: { max: 120, windowMs: 5 * MINUTE },
   /** Social and corporate sign-ins started and finished (issue #11): each is a round trip to a provider. */
   federation: { max: 60, windowMs: 5 * MINUTE },
+  /** Trials started by a signed-in visitor (issue #12): one click each. */
+  trialStart: { max: 20, windowMs: 15 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
@@ -104,6 +106,13 @@ export const FEDERATION_PENDING_TTL_MS = 30 * MINUTE;
 export const CLOUD_PROMO_CREDITS = 20;
 /** Spec §7: the default trial product code is fixed; its value is not shown, we chose this one. */
 export const DEFAULT_TRIAL_PRODUCT_CODE = "TRIAL-DEFAULT";
+/** Issue #12: a product code is a short token (letters, digits, `.`, `_`, `-`), as product sites spell them. */
+export const PRODUCT_CODE_MAX = 64;
+/**
+ * Issue #12: the trials one account may start, one a product. Product codes are not a closed list (product sites
+ * name them), so the cap bounds what one account can write.
+ */
+export const TRIALS_PER_ACCOUNT_MAX = 20;
 
 /** Session lifetime (ASVS 3.3.1/3.3.2): idle timeout and absolute lifetime. */
 export const SESSION_IDLE_MS = 2 * HOUR;

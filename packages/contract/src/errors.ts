@@ -47,6 +47,8 @@ export const ERROR_STATUS = {
   social_email_exists: 409,
   /** Issue #11: an identity may not be removed while it is the account's only way to sign in. */
   identity_last_method: 409,
+  /** Issue #12: the account has started as many trials as one account may (TRIALS_PER_ACCOUNT_MAX). */
+  trial_limit_reached: 409,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,

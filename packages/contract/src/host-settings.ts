@@ -1,5 +1,6 @@
 import { z } from "zod/mini";
 import { BRAND_IDS } from "./brands.ts";
+import { DEFAULT_TRIAL_PRODUCT_CODE } from "./constants.ts";
 import { LANGUAGE_CODES } from "./languages.ts";
 import { SOCIAL_PLATFORMS } from "./sign-in.ts";
 
@@ -74,6 +75,8 @@ export const HostSettings = z.object({
   /** Upper-cased visitor country, ZZ when unknown. */
   country: z.string(),
   botCheck: BotCheckSettings,
+  /** Issue #12: the product code of a trial whose address names none (TRIAL_PRODUCT_CODE). */
+  trialProductCode: z._default(z.string(), DEFAULT_TRIAL_PRODUCT_CODE),
 });
 export type HostSettings = z.infer<typeof HostSettings>;
 

@@ -12,3 +12,4 @@ export * from "./routes.ts";
 export * from "./rules.ts";
 export * from "./sign-in.ts";
 export * from "./text.ts";
+export * from "./trial.ts";

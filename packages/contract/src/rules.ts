@@ -1,5 +1,5 @@
 import { z } from "zod/mini";
-import { CAPTCHA_ANSWER_MAX, EMAIL_MAX, NAME_LIMITS, PASSWORD_LIMITS } from "./constants.ts";
+import { CAPTCHA_ANSWER_MAX, EMAIL_MAX, NAME_LIMITS, PASSWORD_LIMITS, PRODUCT_CODE_MAX } from "./constants.ts";
 import { normalizeText, textLength } from "./text.ts";
 
 /**
@@ -118,3 +118,9 @@ export const captchaAnswerRule = requiredText(
 
 /** Setup-password selects (spec §5): required, and the *Other text is required when Other is chosen. */
 export const requiredSelectRule = z.string().check(z.minLength(1, { error: "validation.required" }));
+
+/** Issue #12: a trial's product code, as the product site puts it in the address (`productCode`). */
+export const PRODUCT_CODE_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${PRODUCT_CODE_MAX - 1}}$`, "u");
+export const productCodeRule = z
+  .string()
+  .check(z.regex(PRODUCT_CODE_PATTERN, { error: "validation.productCode.invalid" }));

@@ -3,7 +3,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import proxyAddr from "@fastify/proxy-addr";
-import { BRAND_IDS, type BrandId, Flags, type RemoteBotCheckProvider } from "@gatehouse/contract";
+import {
+  BRAND_IDS,
+  type BrandId,
+  DEFAULT_TRIAL_PRODUCT_CODE,
+  Flags,
+  PRODUCT_CODE_PATTERN,
+  type RemoteBotCheckProvider,
+} from "@gatehouse/contract";
 import { z } from "zod";
 import { type IdentityProvider, readIdps } from "./federation/providers.ts";
 import { type ProviderClient, readClients } from "./oidc/clients.ts";
@@ -58,6 +65,11 @@ const Env = z.object({
   BOT_CHECK_VERIFY_URL: z.url().optional(),
   /** Spec §4, issue #10 §5: brand hosts link their sessions through the central host (PUBLIC_URL). Off by default. */
   LINKED_SESSIONS: z.enum(["true", "false"]).default("false"),
+  /** Issue #12: the product code of a trial whose address names none (spec §7: "a fixed code"). */
+  TRIAL_PRODUCT_CODE: z
+    .string()
+    .regex(PRODUCT_CODE_PATTERN, "must be letters, digits, '.', '_' or '-' (at most 64)")
+    .default(DEFAULT_TRIAL_PRODUCT_CODE),
 });
 
 export interface Config {
@@ -93,6 +105,8 @@ export interface Config {
     | { provider: RemoteBotCheckProvider; secret: string; siteKey: string; verifyUrl: string };
   /** LINKED_SESSIONS: brand hosts share a sign-in through the central host (issue #10 §5). */
   linkedSessions: boolean;
+  /** TRIAL_PRODUCT_CODE (issue #12). */
+  trialProductCode: string;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: e.WEB_DIST,
     botCheck: botCheck(e),
     linkedSessions: e.LINKED_SESSIONS === "true",
+    trialProductCode: e.TRIAL_PRODUCT_CODE,
   };
 }
 

@@ -249,9 +249,18 @@ export const api = {
     method: "POST",
     path: "/account/activation/login",
     body: s.ActivateBody,
-    answer: s.Empty,
+    answer: s.ActivationLoginAnswer,
     statuses: [200, 400, 403, 404, 410],
     rateLimit: "activate",
+  }),
+  /** Our addition (issue #12): "Start your trial" of a signed-in visitor (spec §2 trial flow, step 2). */
+  trialStart: defineEndpoint({
+    method: "POST",
+    path: "/account/trial/start",
+    body: s.TrialStartBody,
+    answer: s.TrialAnswer,
+    statuses: [200, 400, 401, 403, 409, 429],
+    rateLimit: "trialStart",
   }),
   discourseSso: defineEndpoint({
     method: "GET",

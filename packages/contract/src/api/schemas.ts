@@ -10,6 +10,7 @@ import {
   loginPasswordRule,
   newPasswordRule,
   oldPasswordRule,
+  productCodeRule,
   registerPasswordRule,
 } from "../rules.ts";
 import { REQUIRED_STEPS, SOCIAL_PLATFORMS } from "../sign-in.ts";
@@ -43,6 +44,8 @@ export const LoginBody = z.object({
   password: loginPasswordRule,
   isTrial: z.optional(z.boolean()),
   isEnscapeTrial: z.optional(z.boolean()),
+  /** Our addition (issue #12): the trial a trial-mode sign-in starts; TRIAL_PRODUCT_CODE when absent. */
+  productCode: z.optional(productCodeRule),
 });
 export const LoginAnswer = z.object({ RequiredPasswordUpdate: z.boolean(), RequiredProfileUpdate: z.boolean() });
 
@@ -89,7 +92,7 @@ export const RegisterBody = z.object({
   utmSource: short,
   utmCampaign: short,
   httpReferer: z.optional(z.string().check(z.maxLength(2048))),
-  productCode: z.optional(z.string().check(z.maxLength(64))),
+  productCode: z.optional(productCodeRule),
   isTrial: z.optional(z.boolean()),
   isEnscapeTrial: z.optional(z.boolean()),
 });
@@ -241,6 +244,23 @@ export const MarketingInfo = z
 export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
 export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });
 export const ActivateBody = z.object({ activationCode: code });
+
+/** Issue #12: a trial, one a product and account, from when it started. */
+export const TrialAnswer = z.object({
+  productCode: z.string(),
+  /** ISO 8601. */
+  startedAt: z.string(),
+  /** Started by this call; false when the account had started this product's trial before. */
+  started: z.boolean(),
+});
+/** Our addition (issue #12): the trial the activation started, when the sign-up was a trial's; else null. */
+export const ActivationLoginAnswer = z.object({ Trial: z.nullable(TrialAnswer) });
+/** Our addition (issue #12): a signed-in visitor confirms and starts a trial (spec §2 "Confirm your email"). */
+export const TrialStartBody = z.object({
+  productCode: z.optional(productCodeRule),
+  isTrial: z.optional(z.boolean()),
+  isEnscapeTrial: z.optional(z.boolean()),
+});
 export const ResendActivationBody = z.object({ email: emailRule, returnTo });
 export const DeleteBody = z.object({ deletionCode: code });
 /** Our addition (issue #5): the password re-confirms the person; accounts without one confirm by the mail alone. */

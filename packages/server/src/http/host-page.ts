@@ -66,6 +66,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     socialPlatforms: providersOf(config).social,
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
     country: visitorCountry(request, config),
+    trialProductCode: config.trialProductCode,
     botCheck:
       config.botCheck.provider === "altcha"
         ? { provider: "altcha" }

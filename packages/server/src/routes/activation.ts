@@ -21,7 +21,7 @@ export async function activationRoutes(app: FastifyInstance, { services }: { ser
     if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
     // The mailed code proved the address; a disabled account stays refused (accounts/account-status.ts).
     await app.signIn(request, reply, { user: outcome.user, method: "activation" });
-    return {};
+    return { Trial: null };
   });
 
   // The same answer whether or not a pending account has the address (no account enumeration).
