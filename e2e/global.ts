@@ -33,6 +33,8 @@ export interface Service {
   baseUrl: string;
   databaseUrl: string;
   stop: () => Promise<void>;
+  /** The process, for a test that signals it (the fake clock: `e2e/clock.ts`). */
+  pid: number | undefined;
 }
 
 /**
@@ -75,6 +77,7 @@ async function startOnce(port: number, env: Record<string, string>): Promise<Ser
   return {
     baseUrl,
     databaseUrl,
+    pid: server.pid,
     stop: async () => {
       if (server.exitCode !== null) return;
       server.kill("SIGTERM");

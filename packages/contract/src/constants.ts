@@ -93,8 +93,8 @@ export const RATE_LIMITS = {
   legacyToken: { max: 120, windowMs: 5 * MINUTE },
   /** Social and corporate sign-ins started and finished (issue #11): each is a round trip to a provider. */
   federation: { max: 60, windowMs: 5 * MINUTE },
-  /** Trials started by a signed-in visitor (issue #12): one click each. */
-  trialStart: { max: 20, windowMs: 15 * MINUTE },
+  /** Trials started by a signed-in visitor (issue #12): one click each; above the cap of trials an account may start. */
+  trialStart: { max: 30, windowMs: 15 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**

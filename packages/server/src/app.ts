@@ -36,6 +36,7 @@ import { registerRoutes } from "./routes/register.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { sessionLinkRoutes } from "./routes/session-link.ts";
+import { trialRoutes } from "./routes/trial.ts";
 import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
@@ -128,7 +129,7 @@ export async function buildApp(
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
-  await app.register(loginRoutes, { db, corporateDomains: config.corporateDomains });
+  await app.register(loginRoutes, { services });
   // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
   // person's sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them
   // end too, with their back-channel logouts. The same person signing in again (prompt=login, max_age) continues:
@@ -138,6 +139,7 @@ export async function buildApp(
   });
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
+  await app.register(trialRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
   await app.register(serviceLoginRoutes, { services });

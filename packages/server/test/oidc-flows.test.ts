@@ -3,6 +3,7 @@ import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finishSignIn } from "../src/accounts/finish-sign-in.ts";
+import { startTrial } from "../src/accounts/trials.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { sessionCookieName } from "../src/http/session.ts";
 import { usersStore } from "../src/store/users.ts";
@@ -85,6 +86,19 @@ describe("openid-client as a relying party of the running provider", () => {
     expect(tokens.claims()).toMatchObject({ sub: person.id, iss: server.issuer, aud: "site", amr: ["pwd"] });
     const info = await oidc.fetchUserInfo(site, tokens.access_token, person.id);
     expect(info).toMatchObject({ sub: person.id, email: person.email, email_verified: true, given_name: "Ann" });
+  });
+
+  it("tells a product site of the person's trials with the trials scope, and only then (issue #12)", async () => {
+    const { person, browser } = await signedIn();
+    const user = await usersStore.findById(server.app.db, person.id);
+    if (!user) throw new Error("no user row");
+    await startTrial(server.app.db, user, { productCode: "RENDER-PRO", brand: "cloud" }, 1_800_000_000_000);
+    const withTrials = (await siteTokens(browser, { scope: "openid trials" })).tokens;
+    expect(await oidc.fetchUserInfo(site, withTrials.access_token, person.id)).toMatchObject({
+      trials: [{ product_code: "RENDER-PRO", brand: "cloud", started_at: 1_800_000_000 }],
+    });
+    const without = (await siteTokens(browser, { scope: "openid email" })).tokens;
+    expect(await oidc.fetchUserInfo(site, without.access_token, person.id)).not.toHaveProperty("trials");
   });
 
   it("says in the ID token's amr how the gateway session was opened: a mailed one-time code is otp, a federation fed", async () => {

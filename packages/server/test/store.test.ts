@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { TRIALS_PER_ACCOUNT_MAX } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
@@ -9,6 +10,7 @@ import type { UserRow } from "../src/store/schema.ts";
 import { sessionLinksStore } from "../src/store/session-links.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
 import { throttleStore } from "../src/store/throttle.ts";
+import { trialsStore } from "../src/store/trials.ts";
 import { usersStore } from "../src/store/users.ts";
 import { freshPostgres, tempDir } from "./harness.ts";
 
@@ -379,5 +381,56 @@ describe.each([
     await recoveryQuotaStore.count(db, key, 3000, 500);
     await recoveryQuotaStore.clear(db, key);
     expect(await recoveryQuotaStore.count(db, key, 3000, 500)).toBe(1);
+  });
+
+  it("starts a product's trial once and caps an account's trials, settled in the database across connections", async () => {
+    const person = user();
+    await usersStore.insert(db, person);
+    // A second SQLite connection in this process would wait synchronously for the first one's open transaction (and
+    // lock the event loop that would finish it): a server holds one SQLite connection, so SQLite races on one here.
+    const sqlite = databaseUrl.startsWith("sqlite:");
+    const other = sqlite ? db : openDatabase(databaseUrl).db;
+    try {
+      const row = (product_code: string, started_at = 1000) => ({
+        user_id: person.id,
+        product_code,
+        brand: "cloud",
+        started_at,
+      });
+      // The same product from two connections at once: one start wins, the other reads the winner's row.
+      const same = await Promise.all([
+        trialsStore.start(db, row("RENDER", 1000)),
+        trialsStore.start(other, row("RENDER", 2000)),
+        trialsStore.start(db, row("RENDER", 3000)),
+      ]);
+      expect(same.map((s) => s.outcome).sort()).toEqual(["existing", "existing", "started"]);
+      const winner = same.find((s) => s.outcome === "started");
+      for (const s of same)
+        expect(s.outcome !== "limit" && s.trial.started_at).toBe(
+          winner?.outcome === "started" && winner.trial.started_at,
+        );
+      // Many products at once from two connections: never more than the cap.
+      const many = await Promise.all(
+        Array.from({ length: TRIALS_PER_ACCOUNT_MAX + 5 }, (_, i) =>
+          trialsStore.start(i % 2 ? db : other, row(`P${i}`)),
+        ),
+      );
+      expect(many.filter((s) => s.outcome === "started")).toHaveLength(TRIALS_PER_ACCOUNT_MAX - 1);
+      expect(many.filter((s) => s.outcome === "limit")).toHaveLength(6);
+      expect(await trialsStore.listForUser(db, person.id)).toHaveLength(TRIALS_PER_ACCOUNT_MAX);
+      expect(await trialsStore.list(db, { email: person.email, productCode: "RENDER", limit: 10 })).toEqual([
+        {
+          email: person.email,
+          product_code: "RENDER",
+          brand: "cloud",
+          started_at: winner?.outcome === "started" ? winner.trial.started_at : -1,
+        },
+      ]);
+      // The trials go with their account.
+      await usersStore.delete(db, person.id);
+      expect(await trialsStore.listForUser(db, person.id)).toEqual([]);
+    } finally {
+      if (!sqlite) await other.destroy();
+    }
   });
 });

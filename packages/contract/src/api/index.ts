@@ -260,6 +260,7 @@ export const api = {
     body: s.TrialStartBody,
     answer: s.TrialAnswer,
     statuses: [200, 400, 401, 403, 409, 429],
+    session: "required",
     rateLimit: "trialStart",
   }),
   discourseSso: defineEndpoint({

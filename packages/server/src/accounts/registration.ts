@@ -5,6 +5,7 @@ import {
   type PasswordPolicyCode,
   registerPasswordRule,
   routeUrl,
+  TRIAL_ACTIVATION_TTL_MS,
 } from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
@@ -16,6 +17,7 @@ import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { type PasswordContext, passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
+import { signupTrial } from "./trials.ts";
 import { insertAccount, type NewAccount } from "./users.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
@@ -59,10 +61,13 @@ export function checkPassword(password: string, context: PasswordContext): Field
   return refusal ? { status: "invalid", message: `errors.${refusal}` } : { status: "ok" };
 }
 
-/** Where the activation link points: straight into the product (sign-in included) when a return address came along. */
-export function activationPath(returnTo: string | undefined, code: string): string {
-  return returnTo
-    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: returnTo })
+/**
+ * Where the activation link points: straight into the product (sign-in included) when a return address came along,
+ * or when the sign-up was a trial's, whose link is marked so that a failed one leads to the trial's own pages.
+ */
+export function activationPath(returnTo: string | undefined, code: string, trial = false): string {
+  return returnTo || trial
+    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: returnTo, trial: trial ? "1" : undefined })
     : routeUrl("ACCOUNT_ACTIVATE", { code });
 }
 
@@ -111,6 +116,8 @@ export async function registerAccount(
 
 /** Issues a fresh activation code (older links stop working) and queues its mail. */
 export async function sendActivation(db: Db, user: UserRow, origin: Origin, now = Date.now()): Promise<void> {
-  const code = await issueCode(db, user.id, "activation", ACTIVATION_TTL_MS, now);
-  await queueUserMail(db, user, "activation", activationPath(origin.returnTo, code), origin.site, now);
+  // Spec §9: a trial's link is valid for 24 hours (TRIAL_ACTIVATION_TTL_MS), whichever call resends it.
+  const trial = signupTrial(user) !== undefined;
+  const code = await issueCode(db, user.id, "activation", trial ? TRIAL_ACTIVATION_TTL_MS : ACTIVATION_TTL_MS, now);
+  await queueUserMail(db, user, "activation", activationPath(origin.returnTo, code, trial), origin.site, now);
 }

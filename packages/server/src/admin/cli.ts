@@ -9,6 +9,7 @@ import {
   registerPasswordRule,
 } from "@gatehouse/contract";
 import { ZodError } from "zod";
+import { normalizeEmail } from "../accounts/identifiers.ts";
 import { type PasswordContext, passwordRefusal } from "../accounts/password-policy.ts";
 import {
   createUser,
@@ -28,6 +29,7 @@ import { auditStore } from "../store/audit.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
+import { trialsStore } from "../store/trials.ts";
 
 const USAGE = `Usage: npm run admin -- <command> [--flags]
 
@@ -42,6 +44,8 @@ Commands:
   user:delete  --email E
   mail:list    [--email E]   the dev mailbox: queued and sent mail, newest first, with its link
   audit        [--email E]   the security events, newest first
+  trial:list   [--email E --product P]
+               the trials started, newest first: when, product code, brand, account
   keys:rotate                rotate the OpenID Connect signing keys: the waiting key starts signing, the
                              signing one is kept to verify what it signed, a new key waits; restart every node
 
@@ -147,6 +151,18 @@ const COMMANDS: Record<string, Command> = {
       })
       .join("\n");
   },
+  "trial:list": async (db, flags) => {
+    const email = optional(flags.email)?.trim();
+    const rows = await trialsStore.list(db, {
+      email: email ? normalizeEmail(email) : undefined,
+      productCode: optional(flags.product)?.trim(),
+      limit: 500,
+    });
+    if (rows.length === 0) return "no trials";
+    return rows
+      .map((t) => `${new Date(t.started_at).toISOString()}  ${t.product_code}  ${t.brand}  ${t.email}`)
+      .join("\n");
+  },
   "user:delete": async (db, flags) => {
     const user = await existing(db, flags);
     await deleteUser(db, user);
@@ -177,6 +193,7 @@ export async function runAdmin(
       args: rest,
       options: {
         email: { type: "string" },
+        product: { type: "string" },
         password: { type: "string" },
         first: { type: "string" },
         last: { type: "string" },
@@ -201,7 +218,7 @@ export async function runAdmin(
     await migrate(db);
     const out = await command(db, flags, config);
     // Admin actions are security events too (issue #5); reading the trail or the mailbox is not.
-    if (name !== "audit" && name !== "mail:list") {
+    if (name !== "audit" && name !== "mail:list" && name !== "trial:list") {
       const target = typeof flags.email === "string" ? await findUserByEmail(db, flags.email) : undefined;
       await audit(db, name === "user:unlock" ? "unlock" : "admin", {
         userId: target?.id ?? null,

@@ -1,4 +1,5 @@
 import type { Account, FindAccount } from "oidc-provider";
+import { trialClaims } from "../accounts/trials.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
@@ -11,6 +12,8 @@ export const OIDC_CLAIMS = {
   openid: ["sub", "amr"],
   email: ["email", "email_verified"],
   profile: ["name", "given_name", "family_name", "locale"],
+  /** Issue #12: the trials the person started, so a product site learns of its own from the token. */
+  trials: ["trials"],
 } as const;
 
 /** Only an active account is anyone's subject: a disabled or pending one has no claims and no userinfo. */
@@ -18,14 +21,14 @@ export function accountFinder(db: Db): FindAccount {
   return async (_ctx, sub) => {
     const user = await usersStore.findById(db, sub);
     if (user?.status !== "active") return undefined;
-    return accountOf(user);
+    return accountOf(db, user);
   };
 }
 
-function accountOf(user: UserRow): Account {
+function accountOf(db: Db, user: UserRow): Account {
   return {
     accountId: user.id,
-    claims: () => ({
+    claims: async (_use, scope) => ({
       sub: user.id,
       email: user.email,
       // An active account has proven its address: activation is by a mailed code (issue #3).
@@ -34,6 +37,8 @@ function accountOf(user: UserRow): Account {
       given_name: user.first_name || undefined,
       family_name: user.last_name || undefined,
       locale: user.language,
+      // Read only when the grant holds the scope: most tokens never ask for it.
+      ...(scope.split(" ").includes("trials") ? { trials: await trialClaims(db, user.id) } : {}),
     }),
   };
 }

@@ -15,7 +15,7 @@ import { type GatewaySession, readGatewaySessionForProvider } from "./gateway-se
 
 const SECOND_MS = 1000;
 /** The OpenID Connect scopes a grant may hold (provider.ts declares the same to the provider). */
-export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile"] as const;
+export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile", "trials"] as const;
 
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 

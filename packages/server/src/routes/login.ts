@@ -3,17 +3,17 @@ import type { FastifyInstance } from "fastify";
 import { loginAnswer } from "../accounts/finish-sign-in.ts";
 import { isCorporateDomain } from "../accounts/registration.ts";
 import { signInWithPassword } from "../accounts/sign-in.ts";
+import { inTrialMode, startTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
+import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { auditContext } from "../http/session.ts";
-import type { Db } from "../store/db.ts";
+import type { Services } from "../services.ts";
 
 /** Sign-in and sign-out (spec §7). */
-export async function loginRoutes(
-  app: FastifyInstance,
-  { db, corporateDomains }: { db: Db; corporateDomains: readonly string[] },
-) {
+export async function loginRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { db, config } = services;
   // Limited per client address, whatever the account (ASVS 6.3.1 / OWASP credential stuffing cheat sheet).
   mount(app, api.login, async (request, reply) => {
     const outcome = await signInWithPassword(
@@ -33,12 +33,18 @@ export async function loginRoutes(
     }
     // The session opens owing what the account owes; the answer tells the web app where to go (spec §4).
     await app.signIn(request, reply, { user: outcome.user, method: "password" });
+    // Trial mode (spec §7, issue #12): the sign-in starts the product's trial, once a product and account.
+    if (inTrialMode(request.body)) {
+      const productCode = request.body.productCode ?? config.trialProductCode;
+      const trial = await startTrial(db, outcome.user, { productCode, brand: requestBrand(request, config) });
+      if (!trial.ok) throw new ApiError(trial.refusal);
+    }
     return loginAnswer(outcome.user);
   });
 
   // Spec §7 login modes: decided by the address's domain alone, so the answer says nothing about accounts.
   mount(app, api.loginModes, async (request) => {
-    const oidc = isCorporateDomain(request.body.username, corporateDomains);
+    const oidc = isCorporateDomain(request.body.username, config.corporateDomains);
     return { oidc, password: !oidc };
   });
 

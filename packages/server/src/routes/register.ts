@@ -1,6 +1,7 @@
 import { type AnswerOf, api, checkReturnTo, type PasswordPolicyCode } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { checkEmail, checkPassword, type Origin, registerAccount } from "../accounts/registration.ts";
+import { inTrialMode } from "../accounts/trials.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
 import { apiLanguage, requestSite, visitorCountry } from "../http/client.ts";
@@ -68,7 +69,9 @@ export async function registerRoutes(app: FastifyInstance, { services }: { servi
       });
     }
     if (failure) throw new ApiError("bot_check_failed");
-    const outcome = await registerAccount(db, body, originOf(request, services, body.returnTo));
+    // A trial sign-up keeps the product it asked for, or today's default (issue #12): the activation starts that one.
+    const productCode = inTrialMode(body) ? (body.productCode ?? services.config.trialProductCode) : undefined;
+    const outcome = await registerAccount(db, { ...body, productCode }, originOf(request, services, body.returnTo));
     if (!outcome.ok && outcome.refusal !== "email_conflict") throw passwordRefused(outcome.refusal);
     if (!outcome.ok)
       throw new ApiError("email_conflict", { fields: [{ field: "email", message: "validation.email.conflict" }] });

@@ -207,6 +207,15 @@ export interface OidcKeysTable {
   updated_at: number;
 }
 
+/** Issue #12: a product's trial, started once by an account (store/trials.ts). */
+export interface TrialsTable {
+  user_id: string;
+  product_code: string;
+  /** The brand whose site the trial was started on. */
+  brand: string;
+  started_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -224,6 +233,7 @@ export interface Database {
   rate_limits: RateLimitsTable;
   oidc_models: OidcModelsTable;
   oidc_keys: OidcKeysTable;
+  trials: TrialsTable;
 }
 
 export type AuditRow = Selectable<AuditTable>;
@@ -242,4 +252,5 @@ export type SessionRow = Selectable<SessionsTable>;
 export type NewSessionRow = Insertable<SessionsTable>;
 export type SessionLinkRow = Selectable<SessionLinksTable>;
 export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
+export type TrialRow = Selectable<TrialsTable>;
 export type ThrottleRow = Selectable<LoginThrottleTable>;

@@ -10,6 +10,7 @@ import * as authenticationCore from "./008-authentication-core.ts";
 import * as oidc from "./009-oidc.ts";
 import * as linkedSessions from "./010-linked-sessions.ts";
 import * as federation from "./011-federation.ts";
+import * as trials from "./012-trials.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "009-oidc": oidc,
   "010-linked-sessions": linkedSessions,
   "011-federation": federation,
+  "012-trials": trials,
 };
 
 export const migrationProvider: MigrationProvider = {

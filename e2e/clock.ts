@@ -1,0 +1,30 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type Service, startService } from "./global.ts";
+
+const PRELOAD = resolve(import.meta.dirname, "fake-clock.ts");
+let clocks = 0;
+
+/** A Gatehouse whose wall clock a test can move forward (`e2e/fake-clock.ts`), with the environment given. */
+export async function startServiceWithClock(
+  env: Record<string, string> = {},
+): Promise<{ service: Service; advance: (ms: number) => Promise<void> }> {
+  const file = join(tmpdir(), `gatehouse-clock-${process.pid}-${++clocks}`);
+  writeFileSync(file, "0");
+  const service = await startService({
+    ...env,
+    FAKE_CLOCK_FILE: file,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PRELOAD}`.trim(),
+  });
+  let offset = 0;
+  const advance = async (ms: number) => {
+    offset += ms;
+    writeFileSync(file, String(offset));
+    if (service.pid === undefined) throw new Error("the service has no process id");
+    process.kill(service.pid, "SIGUSR2");
+    // The signal is handled on the server's next turn of its event loop: wait until its clock says so.
+    await new Promise((done) => setTimeout(done, 200));
+  };
+  return { service, advance };
+}
