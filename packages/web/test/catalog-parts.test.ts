@@ -18,6 +18,7 @@ function firstPartSources(): string[] {
     "register",
     "service",
     "social",
+    "trial",
   ];
   const files: string[] = [];
   const walk = (dir: string) => {

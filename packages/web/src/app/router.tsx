@@ -23,6 +23,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/legacy/LegacyCallback.tsx",
   "../screens/social/{RegisterSocial,RegisterSocialComplete,LinkAccount}.tsx",
   "../screens/corporate/{CorporateLogin,CorporateLoginError}.tsx",
+  "../screens/trial/{EmailCheck,EmailConfirm,TrialLogin,TrialRegister,TrialRegisterSuccess,ExpiredLink,TrialRecover}.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

@@ -32,4 +32,11 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   LINK_EXISTING_SOCIAL: "social/LinkAccount",
   CORPORATE_LOGIN: "corporate/CorporateLogin",
   CORPORATE_LOGIN_ERROR: "corporate/CorporateLoginError",
+  TRIAL_EMAIL_CHECK: "trial/EmailCheck",
+  TRIAL_EMAIL_CONFIRM: "trial/EmailConfirm",
+  TRIAL_LOGIN: "trial/TrialLogin",
+  TRIAL_REGISTER: "trial/TrialRegister",
+  TRIAL_REGISTER_SUCCESS: "trial/TrialRegisterSuccess",
+  TRIAL_EXPIRED_LINK: "trial/ExpiredLink",
+  TRIAL_PASSWORD_RECOVER: "trial/TrialRecover",
 };

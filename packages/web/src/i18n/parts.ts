@@ -31,6 +31,7 @@ export const LATER_SECTIONS: readonly string[] = [
   "linkAccount",
   "corporateLogin",
   "corporateLoginError",
+  "trial",
 ];
 
 /**
@@ -58,6 +59,7 @@ export const LATER_ERRORS: readonly string[] = [
   "social_invalid_authentication",
   "social_email_exists",
   "identity_last_method",
+  "trial_limit_reached",
 ];
 
 /** Sections only the server uses (the e-mails). */

@@ -1,29 +1,51 @@
-import { api, safeReturnTo } from "@gatehouse/contract";
+import { api, routeUrl, safeReturnTo, trialAddress } from "@gatehouse/contract";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
-import { useSearchParams } from "../../app/routing.tsx";
+import { useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { landingPage } from "../login/destination.ts";
+import { trialActivationFailure } from "../trial/destination.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
 
-/** /account/activate/login?code=&return_to= : activates, signs in, continues to return_to (issue #3). */
+/**
+ * /account/activate/login?code=&return_to=&trial= : activates, signs in, continues to return_to (issue #3); a
+ * trial's sign-up continues to its trial's destination, and a trial's link that cannot be used to where the trial
+ * goes on (issue #12, spec §8 "Activation of a trial").
+ */
 export default function ActivateLogin() {
   const [params] = useSearchParams();
+  const returnTo = params.get("return_to");
+  const trialLink = params.get("trial") === "1";
   const { brand, returnPolicy } = useApp();
   const { t } = useTranslation();
+  const navigate = useNavigate();
   usePageTitle(t("titles.activateAccount"));
   const outcome = useActivation(api.activationLogin, useMailedCode());
-  const destination = safeReturnTo(params.get("return_to"), returnPolicy, landingPage(brand));
+  const failure =
+    outcome.state === "error" && trialLink
+      ? trialActivationFailure(outcome.code, returnTo, returnPolicy, brand)
+      : undefined;
+
   useEffect(() => {
-    if (outcome.state === "ok") window.location.assign(destination);
-  }, [outcome.state, destination]);
+    if (outcome.state !== "ok") return;
+    const trial = outcome.answer.Trial;
+    const fallback = trial ? trialAddress(brand, { isNewAccount: true, productCode: trial.productCode }) : undefined;
+    window.location.assign(safeReturnTo(returnTo, returnPolicy, fallback ?? landingPage(brand)));
+  }, [outcome, returnTo, returnPolicy, brand]);
+  const leaveTo = failure && "leave" in failure ? failure.leave : undefined;
+  const expired = failure !== undefined && leaveTo === undefined;
+  useEffect(() => {
+    if (leaveTo) window.location.assign(leaveTo);
+    else if (expired) navigate(routeUrl("TRIAL_EXPIRED_LINK", { return_to: returnTo ?? undefined }), { replace: true });
+  }, [leaveTo, expired, returnTo, navigate]);
+
   return (
     <Layout>
-      {outcome.state === "error" ? (
-        <ActivationError outcome={outcome} returnTo={params.get("return_to") ?? undefined} />
+      {outcome.state === "error" && !failure ? (
+        <ActivationError outcome={outcome} returnTo={returnTo ?? undefined} />
       ) : (
         <p role="status">{t("activate.signingIn")}</p>
       )}

@@ -1,4 +1,4 @@
-import { type api, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
+import { type AnswerOf, type api, type BodyOf, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
@@ -8,15 +8,18 @@ import { Alert } from "../../ui/Alert.tsx";
 import { useT } from "../../ui/useT.ts";
 import { ResendActivation } from "./ResendActivation.tsx";
 
-export type Outcome = { state: "working" } | { state: "ok" } | { state: "error"; code: string; guid?: string };
+export type Outcome<A = unknown> =
+  | { state: "working" }
+  | { state: "ok"; answer: A }
+  | { state: "error"; code: string; guid?: string };
 
 /** Runs an activation call once for the page's code (React may mount twice in development), again after a retry. */
-export function useActivation(
-  endpoint: typeof api.activate | typeof api.activationLogin,
+export function useActivation<E extends typeof api.activate | typeof api.activationLogin>(
+  endpoint: E,
   code: string | null,
-): Outcome {
+): Outcome<AnswerOf<E>> {
   const fail = useScreenFailure();
-  const [outcome, setOutcome] = useState<Outcome>(
+  const [outcome, setOutcome] = useState<Outcome<AnswerOf<E>>>(
     code ? { state: "working" } : { state: "error", code: "activate.invalidLink" },
   );
   const started = useRef(false);
@@ -24,9 +27,10 @@ export function useActivation(
     if (!code || started.current) return;
     started.current = true;
     gateway()
-      .call(endpoint, { body: { activationCode: code } })
+      // Both activation endpoints take the same ActivateBody; TypeScript cannot see that through the generic.
+      .call(endpoint, { body: { activationCode: code } as BodyOf<E> })
       .then(
-        () => setOutcome({ state: "ok" }),
+        (answer) => setOutcome({ state: "ok", answer }),
         (error: unknown) => {
           // The code was not spent: the retry screen's Try again runs this effect, and the call, once more.
           if (isScreenFailure(error)) {

@@ -28,6 +28,16 @@ export interface PasswordSignInOptions {
   returnTo: string | null;
   /** What the e-mail field starts with (a site's login_hint). */
   defaultEmail?: string;
+  /** The e-mail is given and cannot be changed here (the trial's sign-in: its own screen changes it). */
+  emailLocked?: boolean;
+  /** The e-mail field's label when not "Username or email". */
+  emailLabel?: string;
+  /** More for the sign-in call: a trial's product code and mode (issue #12). */
+  extraBody?: Pick<z.input<typeof LoginBody>, "productCode" | "isTrial" | "isEnscapeTrial">;
+  /** The call that mails a new activation link to a pending account (the trial's own for a trial). */
+  resendEndpoint?: typeof api.resendActivation | typeof api.trialResendActivation;
+  /** Where "Forgot your password?" leads; the recovery page with the return address by default. */
+  recoverUrl?: string;
   /** Disables the button while the screen is already on its way elsewhere. */
   redirecting: boolean;
   /** Runs before the call; answering true stops the submit (Login: a signed-in visitor is sent on instead). */
@@ -50,13 +60,14 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
   const form = useForm(Form, { defaultValues: { email: options.defaultEmail ?? "" } });
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
+  const recoverUrl = options.recoverUrl ?? routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined });
 
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);
     if (await options.beforeSubmit?.()) return;
     let answer: AnswerOf<typeof api.login>;
     try {
-      answer = await gateway().call(api.login, { body: values });
+      answer = await gateway().call(api.login, { body: { ...values, ...options.extraBody } });
     } catch (error) {
       if (!(error instanceof ApiError))
         return isScreenFailure(error) ? fail(error) : setNotice({ kind: "error", code: "network.unexpected" });
@@ -76,7 +87,8 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
 
   const resend = async (email: string) => {
     try {
-      await gateway().call(api.resendActivation, { body: { email, returnTo: returnTo ?? undefined } });
+      const endpoint = options.resendEndpoint ?? api.resendActivation;
+      await gateway().call(endpoint, { body: { email, returnTo: returnTo ?? undefined } });
       setNotice({ kind: "resent", email });
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
@@ -92,7 +104,7 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
           {/* The message names "Forgot your password?": those words are the link. */}
           <p>
             {tagged(t("login.blocked"), "recover", (words) => (
-              <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>{words}</Link>
+              <Link to={recoverUrl}>{words}</Link>
             ))}
           </p>
         </Alert>
@@ -110,7 +122,8 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
       ) : null}
       <form onSubmit={onSubmit} noValidate>
         <Field
-          label={t("login.email")}
+          label={options.emailLabel ?? t("login.email")}
+          readOnly={options.emailLocked}
           type="text"
           inputMode="email"
           autoComplete="username"
@@ -130,9 +143,7 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
         {/* While blocked, the message above carries "Forgot your password?" as its link: said once on the page. */}
         {notice?.kind === "blocked" ? null : (
           <div className={styles.links}>
-            <Link to={routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined })}>
-              {t("login.forgotPassword")}
-            </Link>
+            <Link to={recoverUrl}>{t("login.forgotPassword")}</Link>
           </div>
         )}
         <Button type="submit" disabled={isSubmitting || redirecting}>

@@ -21,9 +21,17 @@ export function destinationAfterSignIn(
   brand: Brand,
 ): string {
   const allowedReturn = safeReturnTo(returnTo, policy, "") || undefined;
-  if (answer.RequiredPasswordUpdate) return stepUrl("password_change", allowedReturn);
-  if (answer.RequiredProfileUpdate) return stepUrl("profile_update", allowedReturn);
-  return allowedReturn ?? landingPage(brand);
+  return owedStepAfterSignIn(answer, allowedReturn) ?? allowedReturn ?? landingPage(brand);
+}
+
+/**
+ * The step a sign-in's answer owes (spec §4: a required password update first, then a required profile update),
+ * keeping `destination` as its return address; undefined when none is owed.
+ */
+export function owedStepAfterSignIn(answer: AnswerOf<typeof api.login>, destination?: string): string | undefined {
+  if (answer.RequiredPasswordUpdate) return stepUrl("password_change", destination);
+  if (answer.RequiredProfileUpdate) return stepUrl("profile_update", destination);
+  return undefined;
 }
 
 /**

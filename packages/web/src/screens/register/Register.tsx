@@ -1,5 +1,13 @@
-import { api, type Language, PASSWORD_POLICY_HINT, registerHeadingFor, routeUrl } from "@gatehouse/contract";
-import { Fragment, useCallback, useEffect, useId, useState } from "react";
+import {
+  api,
+  type Language,
+  PASSWORD_POLICY_HINT,
+  registerHeadingFor,
+  routeUrl,
+  trialMode,
+  trialProductCode,
+} from "@gatehouse/contract";
+import { Fragment, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -18,9 +26,8 @@ import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint } from "../login/corporate.tsx";
 import { offeredPlatforms, type Platform, startSocialSignIn } from "../login/social.ts";
-import { BotCheck } from "./BotCheck.tsx";
-import { Captcha } from "./Captcha.tsx";
-import { presetCountry, useCountryOptions } from "./countries.ts";
+import { presetCountry, useCountrySelect } from "./countries.ts";
+import { registrationContext, useHumanCheck } from "./HumanCheck.tsx";
 import { PrivacyNotice } from "./PrivacyNotice.tsx";
 import styles from "./Register.module.css";
 import { REGISTERED_EMAIL_KEY } from "./registered.ts";
@@ -45,11 +52,7 @@ export default function Register() {
   const [notice, setNotice] = useState<string>();
   const [redirecting, setRedirecting] = useState(false);
   const [advancing, setAdvancing] = useState(false);
-  const [botToken, setBotToken] = useState<string>();
-  const [captcha, setCaptcha] = useState({ id: "", answer: "" });
-  const [humanError, setHumanError] = useState<string>();
-  const [generation, setGeneration] = useState(0);
-  const inCN = settings.country === "CN";
+  const human = useHumanCheck(settings.country === "CN");
   const heading = registerHeadingFor(returnTo);
   const trial = heading === "trial";
 
@@ -67,14 +70,7 @@ export default function Register() {
   const { emailCheck, setEmailCheck, checkEmail, passwordRefused } = useServerChecks(form);
   const password = form.watch("password") ?? "";
 
-  const countries = useCountryOptions(i18n.language as Language, step === 2);
-  // A select shows its value only once the option exists: once the options are in, the form's value (the
-  // visitor's own country from the host page, or what they chose) is put back on the select.
-  useEffect(() => {
-    if (step !== 2 || countries.length === 0) return;
-    const chosen = form.getValues("countryCode");
-    form.setValue("countryCode", countries.some((c) => c.value === chosen) ? chosen : "");
-  }, [step, countries, form]);
+  const countries = useCountrySelect(i18n.language as Language, step === 2, form);
 
   const next = async () => {
     if (emailCheck === "conflict" || advancing) return;
@@ -90,29 +86,28 @@ export default function Register() {
 
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);
-    setHumanError(undefined);
-    if (!inCN && !botToken) return setHumanError("botCheck.required");
-    const utm = (name: string) => params.get(name) ?? undefined;
+    const proof = human.proof();
+    if (!proof) return;
     try {
       await gateway().call(api.register, {
         body: {
           ...values,
-          ...(inCN ? { captchaGUID: captcha.id, captchaAnswer: captcha.answer } : { botCheck: botToken }),
-          returnTo: returnTo ?? undefined,
-          utmMedium: utm("utm_medium"),
-          utmSource: utm("utm_source"),
-          utmCampaign: utm("utm_campaign"),
-          httpReferer: document.referrer || undefined,
-          ...(trial ? { isTrial: true, productCode: utm("productCode") } : {}),
+          ...proof,
+          ...registrationContext(params, returnTo),
+          // Issue #12: the server refuses a malformed product code, so a bad one in the address becomes the default.
+          ...(trial
+            ? {
+                productCode: trialProductCode(params.get("productCode"), settings.trialProductCode),
+                ...trialMode(brand),
+              }
+            : {}),
         },
       });
     } catch (error) {
       // Spec §4: on failure the captcha resets.
-      setBotToken(undefined);
-      setGeneration((g) => g + 1);
+      human.reset();
       if (!(error instanceof ApiError)) return isScreenFailure(error) ? fail(error) : setNotice("network.unexpected");
-      if (error.code === "captcha_incorrect") return setHumanError("errors.captcha_incorrect");
-      if (error.code === "bot_check_failed") return setHumanError("errors.bot_check_failed");
+      if (human.refused(error.code)) return;
       if (error.code === "email_conflict") {
         setEmailCheck("conflict");
         toStepOne();
@@ -129,11 +124,6 @@ export default function Register() {
     sessionStorage.setItem(REGISTERED_EMAIL_KEY, values.email);
     navigate(routeUrl("REGISTER_COMPLETE", { return_to: returnTo ?? undefined }), { state: { email: values.email } });
   });
-
-  const onToken = useCallback((token: string | undefined) => {
-    setBotToken(token);
-    if (token) setHumanError(undefined);
-  }, []);
 
   const social = (platform: Platform) =>
     startSocialSignIn(platform, { returnTo, autoRegister: true, fail, onError: setNotice });
@@ -241,20 +231,7 @@ export default function Register() {
               {...form.register("countryCode", { onChange: () => void form.trigger("countryCode") })}
             />
             <Checkbox label={t("register.newsletter")} {...form.register("newsletterSubscription")} />
-            <div className={styles.human}>
-              {inCN ? (
-                <Captcha answer={captcha.answer} onChange={setCaptcha} error={humanError} generation={generation} />
-              ) : (
-                <>
-                  <BotCheck onToken={onToken} generation={generation} />
-                  {humanError ? (
-                    <p role="alert" className={styles.hint}>
-                      {tk(humanError)}
-                    </p>
-                  ) : null}
-                </>
-              )}
-            </div>
+            {human.view}
             <div className={styles.actions}>
               <Button type="submit" disabled={busy}>
                 {t("register.submit")}

@@ -29,3 +29,28 @@ export function useCountryOptions(language: Language, wanted: boolean): { value:
   // Japanese, which no Intl.Collator does), so it is shown as it comes.
   return useMemo(() => (loaded?.list ?? []).map((c) => ({ value: c.code, label: c.name })), [loaded]);
 }
+
+/** The part of a form the country select needs: its `countryCode` value. */
+interface CountryForm {
+  getValues(name: "countryCode"): string | undefined;
+  setValue(name: "countryCode", value: string): void;
+}
+
+/**
+ * The country options for a form's `countryCode` select (registration, social and trial registration). A select
+ * shows its value only once the option exists: once the options are in, the form's value (the visitor's own
+ * country from the host page, or what they chose) is put back on the select, or cleared when it is not a choice.
+ */
+export function useCountrySelect(
+  language: Language,
+  wanted: boolean,
+  form: CountryForm,
+): { value: string; label: string }[] {
+  const countries = useCountryOptions(language, wanted);
+  useEffect(() => {
+    if (!wanted || countries.length === 0) return;
+    const chosen = form.getValues("countryCode");
+    form.setValue("countryCode", countries.some((c) => c.value === chosen) ? (chosen as string) : "");
+  }, [wanted, countries, form]);
+  return countries;
+}

@@ -23,7 +23,7 @@ import { Select } from "../../ui/Select.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import { startSocialSignIn } from "../login/social.ts";
-import { presetCountry, useCountryOptions } from "../register/countries.ts";
+import { presetCountry, useCountrySelect } from "../register/countries.ts";
 import { PrivacyNotice } from "../register/PrivacyNotice.tsx";
 import { SignInExpired } from "./Expired.tsx";
 import { hintFrom, pendingUrl, usePendingSignIn } from "./pending.ts";
@@ -64,13 +64,7 @@ export default function RegisterSocial() {
     },
   });
   const { errors, isSubmitting } = form.formState;
-  const countries = useCountryOptions(i18n.language as Language, true);
-  // A select shows its value only once the option exists (Register says why).
-  useEffect(() => {
-    if (countries.length === 0) return;
-    const chosen = form.getValues("countryCode");
-    form.setValue("countryCode", countries.some((c) => c.value === chosen) ? chosen : "");
-  }, [countries, form]);
+  const countries = useCountrySelect(i18n.language as Language, true, form);
 
   // The server's answer decides: a link goes to its own screen; its names replace the query's where untouched.
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per answer; the hint is the address's.
