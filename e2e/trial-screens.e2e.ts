@@ -248,6 +248,7 @@ describe("where each trial screen leads", () => {
     await page.getByLabel("First name").fill("Rosa");
     await page.getByLabel("Last name").fill("Park");
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
+    await page.getByRole("combobox", { name: "Country" }).selectOption("PT");
     await page.getByText("Verified").waitFor({ timeout: 30_000 });
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL(`**/trial/login?${query}`);
