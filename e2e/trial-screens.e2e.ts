@@ -109,6 +109,8 @@ describe("where each trial screen leads", () => {
     );
     expect(body).toEqual({ email: existing });
     await page.waitForURL(`**/trial/login?${query}`);
+    // The next screen loads while the address already shows: its heading says it is there.
+    await page.getByRole("heading", { name: "Sign in to get your trial", level: 1 }).waitFor();
     expect(page.url()).not.toContain("example.com");
     expect(await page.getByLabel("Work email").inputValue()).toBe(existing);
     expect(await page.getByLabel("Work email").getAttribute("readonly")).not.toBeNull();
@@ -119,7 +121,9 @@ describe("where each trial screen leads", () => {
     await page.getByLabel("Work email").fill(fresh);
     await page.getByRole("button", { name: "Continue" }).click();
     await page.waitForURL(`**/trial/register?${query}`);
+    await page.getByRole("heading", { name: "Create account to get your trial", level: 1 }).waitFor();
     expect(await page.getByLabel("Work email").inputValue()).toBe(fresh);
+    expect(await page.getByLabel("Work email").getAttribute("readonly")).not.toBeNull();
     await context.close();
   });
 
