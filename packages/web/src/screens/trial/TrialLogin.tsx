@@ -45,7 +45,7 @@ export default function TrialLogin() {
       <h1>{t("login.heading.trial")}</h1>
       <p className={styles.intro}>{t("trial.login.intro")}</p>
       {signIn.view}
-      <p className={styles.links}>
+      <p className={styles.footer}>
         <Link to={url("TRIAL_EMAIL_CHECK")}>{t("trial.changeEmail")}</Link>
       </p>
     </TrialLayout>
