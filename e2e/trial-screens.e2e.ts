@@ -264,6 +264,8 @@ describe("where each trial screen leads", () => {
     await page.goto(`/trial/email-confirm?${query}`);
     await page.getByRole("button", { name: "Use another account" }).click();
     await page.waitForURL(`**/trial/email-check?${query}`);
+    // The next person at this tab does not find the address filled in.
+    expect(await page.getByLabel("Work email").inputValue()).toBe("");
     expect((await page.request.get("/api/session")).status()).not.toBe(200);
     await context.close();
   });

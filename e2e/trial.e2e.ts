@@ -167,6 +167,8 @@ describe("trial flow", () => {
       .or(page.getByRole("link", { name: "Restart process" }))
       .click();
     await page.getByRole("heading", { name: "Enter your email (work or educational)" }).waitFor();
+    // The trial's product carries over from the link to the new start.
+    expect(new URL(page.url()).searchParams.get("productCode")).toBe("COSMOS");
     expect(await trials(email)).toBe("no trials");
     await context.close();
   });

@@ -53,8 +53,8 @@ export const ROUTES = {
   TRIAL_PASSWORD_RECOVER: { path: "/trial/recover", query: ["productCode", "return_to"] },
   TRIAL_REGISTER: { path: "/trial/register", query: ["productCode", "return_to"] },
   TRIAL_REGISTER_SUCCESS: { path: "/trial/register/success", query: ["productCode", "return_to"] },
-  // `trial`: our addition, set on a trial sign-up's link, so a failed link leads to the trial's expired-link page.
-  TRIAL_ACTIVATE_LOGIN: { path: "/account/activate/login", query: ["code", "return_to", "trial"] },
+  // `trial` and `productCode`: our addition, on a trial sign-up's link, so a failed link leads to the trial's pages.
+  TRIAL_ACTIVATE_LOGIN: { path: "/account/activate/login", query: ["code", "return_to", "trial", "productCode"] },
   CLOSE: { path: "/close", query: ["origin"], skipSession: true },
   LEGACY_LOGIN_CALLBACK: { path: "/legacy_login/callback", skipSession: true },
 } as const satisfies Record<string, UiRoute>;

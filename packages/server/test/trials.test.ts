@@ -9,6 +9,7 @@ import { activateAccount } from "../src/accounts/activation.ts";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { trialsStore } from "../src/store/trials.ts";
+import { usersStore } from "../src/store/users.ts";
 import { Client, expectErrorObject, useMailServer } from "./harness.ts";
 import { solveBotCheck } from "./pow.ts";
 import { linkIn } from "./smtp.ts";
@@ -20,6 +21,17 @@ const client = (headers: Record<string, string> = {}) =>
   new Client(fx.server.url, { "x-forwarded-for": `203.0.113.${++ip % 250}`, ...headers }).start();
 
 const PASSWORD = "Tr0ub4dor&3x";
+/** The n-th mail to an address (1-based), once it has arrived. */
+async function nthMail(address: string, n: number) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const mail = fx.smtp.received.filter((m) => m.to.includes(address))[n - 1];
+    if (mail) return mail;
+    if (Date.now() > deadline) throw new Error(`mail #${n} to ${address} did not arrive`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const trialsOf = async (email: string) => {
   const user = await findUserByEmail(fx.server.app.db, email);
   return user ? trialsStore.listForUser(fx.server.app.db, user.id) : [];
@@ -50,6 +62,7 @@ describe("trial sign-up", () => {
     const before = Date.now();
     const link = await registerTrial("trial-one@example.com", { productCode: "RENDER-PRO" });
     expect(link.searchParams.get("trial")).toBe("1");
+    expect(link.searchParams.get("productCode")).toBe("RENDER-PRO");
     expect(link.searchParams.has("return_to")).toBe(false);
     expect(await trialsOf("trial-one@example.com")).toEqual([]); // not before the address is proven
 
@@ -140,6 +153,41 @@ describe("trial sign-up", () => {
       message: "validation.productCode.invalid",
     });
     expect(await findUserByEmail(fx.server.app.db, "bad-code@example.com")).toBeUndefined();
+  });
+});
+
+describe("a trial sign-up proven another way, or from before product codes were checked", () => {
+  it("starts the trial when a password reset proves the pending account's address", async () => {
+    await registerTrial("trial-reset@example.com", { productCode: "VIA-RESET" });
+    const c = await client();
+    await c.post("/api/account/recover", { email: "trial-reset@example.com" });
+    const reset = linkIn(await nthMail("trial-reset@example.com", 2), "/account/password-reset");
+    const answer = await c.post("/api/account/reset_password", {
+      code: reset.searchParams.get("code"),
+      password: "N3w-Granite-Kettle",
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(await trialsOf("trial-reset@example.com")).toMatchObject([{ product_code: "VIA-RESET" }]);
+  });
+
+  it("takes the default for a stored product code that today's rule refuses", async () => {
+    const user = await createUser(fx.server.app.db, {
+      email: "trial-legacy@example.com",
+      password: PASSWORD,
+      firstName: "Old",
+      lastName: "Timer",
+      countryCode: "DE",
+      status: "pending",
+    });
+    // What a sign-up could store before the rule: control characters, a forged line, a NUL.
+    await usersStore.update(fx.server.app.db, user.id, {
+      signup_meta: JSON.stringify({ isTrial: true, productCode: "X\u001b[2J\nforged\u0000" }),
+    });
+    const c = await client();
+    await c.post("/api/account/trial/activation/resend", { email: "trial-legacy@example.com" });
+    const link = linkIn(await nthMail("trial-legacy@example.com", 1), "/account/activate/login");
+    const answer = await c.post("/api/account/activation/login", { activationCode: link.searchParams.get("code") });
+    expect(answer.json.Trial).toMatchObject({ productCode: DEFAULT_TRIAL_PRODUCT_CODE });
   });
 });
 

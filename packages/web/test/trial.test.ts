@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { owedStepAfterSignIn } from "../src/screens/login/destination.ts";
 import { trialActivationFailure, trialDestination } from "../src/screens/trial/destination.ts";
 import {
+  forgetTrialFlow,
   rememberTrialEmail,
   rememberTrialRegistered,
   trialEmail,
@@ -50,6 +51,10 @@ describe("a trial's activation link that cannot be used (spec §8 'Activation of
     expect(trialActivationFailure("errors.code_used", to, policy, BRANDS.cloud)).toEqual({ leave: to });
     const failure = trialActivationFailure("errors.code_used", null, policy, BRANDS.cloud);
     expect(failure).toEqual({ leave: `${BRANDS.cloud.links.trial}?isNewAccount=true` });
+    // The link names its product: the trial address is told which.
+    expect(trialActivationFailure("errors.code_used", null, policy, BRANDS.cloud, "CR-1")).toEqual({
+      leave: `${BRANDS.cloud.links.trial}?isNewAccount=true&productCode=CR-1`,
+    });
   });
 
   it.each(["errors.code_expired", "errors.code_superseded", "errors.code_invalid"])(
@@ -85,6 +90,7 @@ describe("the trial's address in this tab's sessionStorage (ASVS 14.2.1: never i
       sessionStorage: {
         getItem: (k: string) => store.get(k) ?? null,
         setItem: (k: string, v: string) => void store.set(k, v),
+        removeItem: (k: string) => void store.delete(k),
       },
     });
   });
@@ -98,6 +104,14 @@ describe("the trial's address in this tab's sessionStorage (ASVS 14.2.1: never i
     expect(trialRegistered()).toBeUndefined();
     rememberTrialRegistered("rosa@example.com");
     expect(trialRegistered()).toBe("rosa@example.com");
+  });
+
+  it("forgets both once the trial starts or the person signs out (a shared computer's next person)", () => {
+    rememberTrialEmail("rosa@example.com");
+    rememberTrialRegistered("rosa@example.com");
+    forgetTrialFlow();
+    expect(trialEmail()).toBeUndefined();
+    expect(trialRegistered()).toBeUndefined();
   });
 
   it("has no address when the browser refuses storage: the flow starts again at the email check", () => {

@@ -5,7 +5,7 @@ import { BRAND_IDS } from "../brands.ts";
  * What a site or app may ask to receive (the provider's scopes), in the order the consent screen lists them.
  * `openid` is the sign-in itself and is never asked about.
  */
-export const CONSENT_SCOPES = ["email", "profile", "offline_access", "api"] as const;
+export const CONSENT_SCOPES = ["email", "profile", "offline_access", "api", "trials"] as const;
 export type ConsentScope = (typeof CONSENT_SCOPES)[number];
 
 /** Our addition (issue #10 §2): the sign-in a site or app asked the provider for, as SERVICE_LOGIN shows it. */

@@ -108,7 +108,7 @@ export async function resetPassword(
   password: string,
   site: MailSite,
   now = Date.now(),
-): Promise<{ ok: true; userId: string } | { ok: false; refusal: PasswordRefusal }> {
+): Promise<{ ok: true; user: UserRow } | { ok: false; refusal: PasswordRefusal }> {
   // Checked before the code is used, so a refused password leaves the link working.
   const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
   if (refusal) return { ok: false, refusal };
@@ -123,7 +123,7 @@ export async function resetPassword(
     return replacePassword(trx, user, password, user.status === "pending" ? { status: "active" } : {}, now);
   });
   await announceEnded(db, ended, "password_reset");
-  return { ok: true, userId: user.id };
+  return { ok: true, user: user.status === "pending" ? { ...user, status: "active" } : user };
 }
 
 type MarketingInfo = z.output<(typeof api.setupPassword)["body"]>["marketingInfo"];

@@ -63,11 +63,21 @@ export function checkPassword(password: string, context: PasswordContext): Field
 
 /**
  * Where the activation link points: straight into the product (sign-in included) when a return address came along,
- * or when the sign-up was a trial's, whose link is marked so that a failed one leads to the trial's own pages.
+ * or when the sign-up was a trial's, whose link is marked (`trial=1`, with its product code) so that a failed one
+ * leads to the trial's own pages.
  */
-export function activationPath(returnTo: string | undefined, code: string, trial = false): string {
+export function activationPath(
+  returnTo: string | undefined,
+  code: string,
+  trial?: { productCode: string | undefined },
+): string {
   return returnTo || trial
-    ? routeUrl("TRIAL_ACTIVATE_LOGIN", { code, return_to: returnTo, trial: trial ? "1" : undefined })
+    ? routeUrl("TRIAL_ACTIVATE_LOGIN", {
+        code,
+        return_to: returnTo,
+        trial: trial ? "1" : undefined,
+        productCode: trial?.productCode,
+      })
     : routeUrl("ACCOUNT_ACTIVATE", { code });
 }
 
@@ -117,7 +127,7 @@ export async function registerAccount(
 /** Issues a fresh activation code (older links stop working) and queues its mail. */
 export async function sendActivation(db: Db, user: UserRow, origin: Origin, now = Date.now()): Promise<void> {
   // Spec §9: a trial's link is valid for 24 hours (TRIAL_ACTIVATION_TTL_MS), whichever call resends it.
-  const trial = signupTrial(user) !== undefined;
+  const trial = signupTrial(user);
   const code = await issueCode(db, user.id, "activation", trial ? TRIAL_ACTIVATION_TTL_MS : ACTIVATION_TTL_MS, now);
   await queueUserMail(db, user, "activation", activationPath(origin.returnTo, code, trial), origin.site, now);
 }

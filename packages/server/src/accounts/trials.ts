@@ -1,4 +1,11 @@
-import type { AnswerOf, api, BrandId } from "@gatehouse/contract";
+import {
+  type AnswerOf,
+  type api,
+  type BrandId,
+  isBrandId,
+  PRODUCT_CODE_PATTERN,
+  TRIALS_PER_ACCOUNT_MAX,
+} from "@gatehouse/contract";
 import type { Db } from "../store/db.ts";
 import type { TrialRow, UserRow } from "../store/schema.ts";
 import { trialsStore } from "../store/trials.ts";
@@ -37,7 +44,10 @@ export async function startTrial(
   return { ok: true, trial: answerOf(outcome.trial, outcome.outcome === "started") };
 }
 
-/** The trial a sign-up asked for (registration's `isTrial`/`isEnscapeTrial` and `productCode`), when it did. */
+/**
+ * The trial a sign-up asked for (registration's `isTrial`/`isEnscapeTrial` and `productCode`), when it did. A stored
+ * code that is not one by today's rule (a sign-up from before the rule) counts as none: the default is used instead.
+ */
 export function signupTrial(user: UserRow): { productCode: string | undefined } | undefined {
   let meta: { isTrial?: unknown; isEnscapeTrial?: unknown; productCode?: unknown };
   try {
@@ -46,7 +56,34 @@ export function signupTrial(user: UserRow): { productCode: string | undefined } 
     return undefined;
   }
   if (meta.isTrial !== true && meta.isEnscapeTrial !== true) return undefined;
-  return { productCode: typeof meta.productCode === "string" ? meta.productCode : undefined };
+  const code = meta.productCode;
+  return { productCode: typeof code === "string" && PRODUCT_CODE_PATTERN.test(code) ? code : undefined };
+}
+
+/**
+ * Starts the trial a sign-up asked for once its address is proven (issue #12), whichever way it was: the activation
+ * link, with or without signing in, or a password reset of the pending account. On the brand it signed up on.
+ */
+export async function startSignupTrial(
+  db: Db,
+  user: UserRow,
+  defaults: { productCode: string; brand: BrandId },
+  now = Date.now(),
+): Promise<TrialAnswer | null> {
+  const trial = signupTrial(user);
+  if (!trial || user.status !== "active") return null;
+  const brand = isBrandId(user.brand) ? user.brand : defaults.brand;
+  const started = await startTrial(db, user, { productCode: trial.productCode ?? defaults.productCode, brand }, now);
+  return started.ok ? started.trial : null;
+}
+
+/**
+ * Whether a start of this product's trial would be refused for the cap: asked before a trial-mode sign-in opens its
+ * session, so a refusal does not leave the person signed in while the page says it failed.
+ */
+export async function trialWouldBeRefused(db: Db, userId: string, productCode: string): Promise<boolean> {
+  const trials = await trialsStore.listForUser(db, userId);
+  return trials.length >= TRIALS_PER_ACCOUNT_MAX && !trials.some((trial) => trial.product_code === productCode);
 }
 
 /** The account's trials for its token's `trials` claim (oidc/account.ts): product, brand, start in seconds. */

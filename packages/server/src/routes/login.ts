@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { loginAnswer } from "../accounts/finish-sign-in.ts";
 import { isCorporateDomain } from "../accounts/registration.ts";
 import { signInWithPassword } from "../accounts/sign-in.ts";
-import { inTrialMode, startTrial } from "../accounts/trials.ts";
+import { inTrialMode, startTrial, trialWouldBeRefused } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
 import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
@@ -32,13 +32,13 @@ export async function loginRoutes(app: FastifyInstance, { services }: { services
       throw new ApiError(outcome.refusal);
     }
     // The session opens owing what the account owes; the answer tells the web app where to go (spec §4).
+    // Trial mode (spec §7, issue #12): the sign-in starts the product's trial, once a product and account. One the
+    // cap refuses is refused before the session opens, so the page's error never leaves the person signed in.
+    const productCode = inTrialMode(request.body) ? (request.body.productCode ?? config.trialProductCode) : undefined;
+    if (productCode && (await trialWouldBeRefused(db, outcome.user.id, productCode)))
+      throw new ApiError("trial_limit_reached");
     await app.signIn(request, reply, { user: outcome.user, method: "password" });
-    // Trial mode (spec §7, issue #12): the sign-in starts the product's trial, once a product and account.
-    if (inTrialMode(request.body)) {
-      const productCode = request.body.productCode ?? config.trialProductCode;
-      const trial = await startTrial(db, outcome.user, { productCode, brand: requestBrand(request, config) });
-      if (!trial.ok) throw new ApiError(trial.refusal);
-    }
+    if (productCode) await startTrial(db, outcome.user, { productCode, brand: requestBrand(request, config) });
     return loginAnswer(outcome.user);
   });
 

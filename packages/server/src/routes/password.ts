@@ -9,6 +9,7 @@ import {
   resetPassword,
   setupPassword,
 } from "../accounts/recovery.ts";
+import { startSignupTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
 import { requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
@@ -53,7 +54,12 @@ export async function passwordRoutes(app: FastifyInstance, { services }: { servi
     const { code, password } = request.body;
     const outcome = await resetPassword(db, code, password, requestSite(request, config));
     if (!outcome.ok) refuse(outcome.refusal);
-    await audit(db, "password_reset", auditContext(request, outcome.userId));
+    await audit(db, "password_reset", auditContext(request, outcome.user.id));
+    // A trial sign-up proven by its reset link instead of its activation link starts its trial all the same.
+    await startSignupTrial(db, outcome.user, {
+      productCode: config.trialProductCode,
+      brand: config.brands.defaultBrand,
+    });
     services.mail.kick();
     return {};
   });

@@ -1,4 +1,4 @@
-import { api, routeUrl, safeReturnTo, trialAddress } from "@gatehouse/contract";
+import { api, PRODUCT_CODE_PATTERN, routeUrl, safeReturnTo, trialAddress } from "@gatehouse/contract";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
@@ -8,6 +8,7 @@ import { useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { landingPage } from "../login/destination.ts";
 import { trialActivationFailure } from "../trial/destination.ts";
+import { forgetTrialFlow } from "../trial/flow.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
 
 /**
@@ -19,6 +20,9 @@ export default function ActivateLogin() {
   const [params] = useSearchParams();
   const returnTo = params.get("return_to");
   const trialLink = params.get("trial") === "1";
+  // A trial's link names its product (our addition), for the pages a failed link leads to.
+  const linkProductCode = params.get("productCode");
+  const linkProduct = linkProductCode && PRODUCT_CODE_PATTERN.test(linkProductCode) ? linkProductCode : undefined;
   const { brand, returnPolicy } = useApp();
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -26,21 +30,25 @@ export default function ActivateLogin() {
   const outcome = useActivation(api.activationLogin, useMailedCode());
   const failure =
     outcome.state === "error" && trialLink
-      ? trialActivationFailure(outcome.code, returnTo, returnPolicy, brand)
+      ? trialActivationFailure(outcome.code, returnTo, returnPolicy, brand, linkProduct)
       : undefined;
 
   useEffect(() => {
     if (outcome.state !== "ok") return;
     const trial = outcome.answer.Trial;
     const fallback = trial ? trialAddress(brand, { isNewAccount: true, productCode: trial.productCode }) : undefined;
+    if (trial) forgetTrialFlow();
     window.location.assign(safeReturnTo(returnTo, returnPolicy, fallback ?? landingPage(brand)));
   }, [outcome, returnTo, returnPolicy, brand]);
   const leaveTo = failure && "leave" in failure ? failure.leave : undefined;
   const expired = failure !== undefined && leaveTo === undefined;
   useEffect(() => {
     if (leaveTo) window.location.assign(leaveTo);
-    else if (expired) navigate(routeUrl("TRIAL_EXPIRED_LINK", { return_to: returnTo ?? undefined }), { replace: true });
-  }, [leaveTo, expired, returnTo, navigate]);
+    else if (expired)
+      navigate(routeUrl("TRIAL_EXPIRED_LINK", { return_to: returnTo ?? undefined, productCode: linkProduct }), {
+        replace: true,
+      });
+  }, [leaveTo, expired, returnTo, linkProduct, navigate]);
 
   return (
     <Layout>

@@ -6,6 +6,7 @@ import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link, navigate, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
+import { forgetTrialFlow } from "../trial/flow.ts";
 
 /**
  * /logout?ua= (spec §2, §7): ends the server session, then confirms. A desktop app (`ua` given) ends on the
@@ -21,6 +22,7 @@ export default function Logout() {
   usePageTitle(t("titles.signOut"));
   useEffect(() => {
     const signedOut = () => {
+      forgetTrialFlow();
       if (ua) navigate(routeUrl("ULA_LOGOUT_SUCCESS", { [DESKTOP_APP_BRAND_PARAM]: clientBrand }), { replace: true });
       else setDone(true);
     };

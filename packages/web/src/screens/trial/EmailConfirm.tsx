@@ -12,7 +12,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import { trialDestination } from "./destination.ts";
-import { useTrialQuery } from "./flow.ts";
+import { forgetTrialFlow, useTrialQuery } from "./flow.ts";
 import { TrialLayout } from "./ProductStrip.tsx";
 import styles from "./Trial.module.css";
 
@@ -47,6 +47,7 @@ export default function EmailConfirm() {
         isNewAccount: false,
         productCode: trial.productCode,
       });
+      forgetTrialFlow();
       return window.location.assign(destination);
     } catch (error) {
       setBusy(false);
@@ -62,6 +63,7 @@ export default function EmailConfirm() {
     setBusy(true);
     try {
       await gateway().call(api.logout, { body: {} });
+      forgetTrialFlow();
     } catch (error) {
       setBusy(false);
       if (isScreenFailure(error)) return fail(error);

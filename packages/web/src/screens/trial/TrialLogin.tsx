@@ -1,4 +1,5 @@
-import { api, trialMode } from "@gatehouse/contract";
+import { api, checkReturnTo, trialMode } from "@gatehouse/contract";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Link, Navigate } from "../../app/routing.tsx";
@@ -7,7 +8,7 @@ import { useContinuation } from "../login/continue.ts";
 import { owedStepAfterSignIn } from "../login/destination.ts";
 import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
 import { trialDestination } from "./destination.ts";
-import { trialEmail, useTrialQuery } from "./flow.ts";
+import { forgetTrialFlow, trialEmail, useTrialQuery } from "./flow.ts";
 import { TrialLayout } from "./ProductStrip.tsx";
 import styles from "./Trial.module.css";
 
@@ -20,9 +21,10 @@ export default function TrialLogin() {
   const { brand, returnPolicy } = useApp();
   const { t } = useTranslation();
   const { url, returnTo, productCode } = useTrialQuery();
-  const { redirecting, go } = useContinuation(returnTo);
+  const { redirecting, go, afterSignIn } = useContinuation(returnTo);
   usePageTitle(t("titles.trialSignIn"));
-  const email = trialEmail();
+  // Read once: the address is forgotten at sign-in, while this screen still shows.
+  const [email] = useState(trialEmail);
 
   const signIn = usePasswordSignIn({
     returnTo,
@@ -34,7 +36,10 @@ export default function TrialLogin() {
     recoverUrl: url("TRIAL_PASSWORD_RECOVER"),
     redirecting,
     onSignedIn: (answer) => {
-      const destination = trialDestination(returnTo, returnPolicy, brand, { isNewAccount: false, productCode });
+      forgetTrialFlow();
+      // A product site's return address continues as any sign-in does (a legacy site's gets its token on the way).
+      if (checkReturnTo(returnTo, returnPolicy)) return afterSignIn(answer);
+      const destination = trialDestination(null, returnPolicy, brand, { isNewAccount: false, productCode });
       go(owedStepAfterSignIn(answer, destination) ?? destination, true);
     },
   });

@@ -29,9 +29,10 @@ export function trialActivationFailure(
   returnTo: string | null,
   policy: ReturnPolicy,
   brand: Brand,
+  productCode?: string,
 ): { leave: string } | { expired: true } | undefined {
   if (errorKey === "errors.code_used")
-    return { leave: trialDestination(returnTo, policy, brand, { isNewAccount: true }) };
+    return { leave: trialDestination(returnTo, policy, brand, { isNewAccount: true, productCode }) };
   if (EXPIRED.has(errorKey)) return { expired: true };
   return undefined;
 }

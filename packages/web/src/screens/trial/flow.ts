@@ -36,6 +36,16 @@ export function trialRegistered(): string | undefined {
   return storage()?.getItem(REGISTERED_KEY) || undefined;
 }
 
+/**
+ * Forgets the addresses once the trial has started or the person signs out, so the next person at this tab (a
+ * shared computer) does not find them filled in.
+ */
+export function forgetTrialFlow(): void {
+  const kept = storage();
+  kept?.removeItem(EMAIL_KEY);
+  kept?.removeItem(REGISTERED_KEY);
+}
+
 export type TrialRouteId = Extract<
   RouteId,
   | "TRIAL_EMAIL_CHECK"
