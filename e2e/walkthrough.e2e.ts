@@ -24,7 +24,7 @@ import {
 } from "./support.ts";
 
 /**
- * Issue #8's walkthrough: every built screen, as a new user meets it, in Japanese, Korean, German and French, in
+ * Issue #8's walkthrough: every built screen (the trial flow's too, issue #12), as a new user meets it, in Japanese, Korean, German and French, in
  * three brands (light, the visualisation brand with its own pages, the dark cross-brand theme), on a 390×844
  * phone and a 1280×800 desktop. Each screen is measured (layout.ts) and photographed for a person to look at.
  * The account's name and address are as long as the rules allow, so long words are on every screen that shows them.
@@ -264,9 +264,47 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
       await walk.heading(t.titles.closeWindow).waitFor();
       await walk.look("close");
 
+      // The trial flow (issue #12): a signed-in visitor's confirmation first.
+      await walk.go("/trial/email-confirm?productCode=WALK-1");
+      await walk.heading(t.trial.confirm.heading).waitFor();
+      await page.getByText(email).waitFor();
+      await walk.look("trial-email-confirm");
+
       await walk.go("/logout");
       await page.getByText(t.logout.done).waitFor();
       await walk.look("logout");
+
+      // Signed out: the email check, a new address's trial registration and its success, the expired link, and a
+      // known address's trial sign-in with its recovery.
+      const trialEmail = longEmail();
+      await walk.go("/trial/email-check?productCode=WALK-1");
+      await walk.heading(t.trial.emailCheck.heading).waitFor();
+      await walk.look("trial-email-check");
+      await page.getByLabel(t.register.workEmail).fill(trialEmail);
+      await page.getByRole("button", { name: t.trial.emailCheck.continue }).click();
+      await walk.heading(t.register.title.trial).waitFor();
+      await page.getByLabel(t.register.firstName, { exact: true }).fill(LONG_FIRST);
+      await page.getByLabel(t.register.lastName, { exact: true }).fill("Vandenberghe-Oyelaran");
+      await page.getByLabel(t.register.password, { exact: true }).fill(REGISTER_PASSWORD);
+      const trialCountry = page.getByRole("combobox", { name: t.register.country });
+      await expect.poll(() => trialCountry.locator("option").count(), { timeout: 15_000 }).toBeGreaterThan(200);
+      await trialCountry.selectOption("JP");
+      await page.getByText(t.botCheck.verified).waitFor({ timeout: 30_000 });
+      await walk.look("trial-register");
+      await page.getByRole("button", { name: t.register.submit }).click();
+      await walk.heading(t.trial.success.heading).waitFor();
+      await walk.look("trial-register-success");
+      await walk.go("/trial/link-expired?productCode=WALK-1");
+      await walk.heading(t.trial.expired.heading).waitFor();
+      await walk.look("trial-link-expired");
+      await walk.go("/trial/email-check?productCode=WALK-1");
+      await page.getByLabel(t.register.workEmail).fill(email);
+      await page.getByRole("button", { name: t.trial.emailCheck.continue }).click();
+      await walk.heading(t.login.heading.trial).waitFor();
+      await walk.look("trial-login");
+      await page.getByRole("link", { name: t.login.forgotPassword }).click();
+      await walk.heading(t.recover.heading).waitFor();
+      await walk.look("trial-recover");
 
       await walk.context.close();
       expect(walk.problems).toEqual([]);
