@@ -186,7 +186,9 @@ function discourse(e: z.infer<typeof Env>): DiscourseConfig | undefined {
   }
   const url = new URL(e.DISCOURSE_URL);
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError("Invalid configuration:\n  DISCOURSE_URL: must be the forum's origin (no path, query or user)");
+    throw new ConfigError(
+      "Invalid configuration:\n  DISCOURSE_URL: must be the forum's origin (no path, query or user)",
+    );
   }
   return {
     origin: url.origin,

@@ -3,8 +3,8 @@ import { TRIALS_PER_ACCOUNT_MAX } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
-import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { discourseNoncesStore } from "../src/store/discourse-nonces.ts";
+import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { federationStore } from "../src/store/federation.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
@@ -490,7 +490,10 @@ describe.each([
       expect(await jobsStore.claim(db, id, 5000, 65_000)).toBe(true);
       await jobsStore.markDone(db, id, 5001);
       expect(await jobsStore.claim(db, id, 100_000, 160_000)).toBe(false);
-      expect((await jobsStore.list(db, "test")).find((j) => j.id === id)).toMatchObject({ status: "done", done_at: 5001 });
+      expect((await jobsStore.list(db, "test")).find((j) => j.id === id)).toMatchObject({
+        status: "done",
+        done_at: 5001,
+      });
     } finally {
       if (!sqlite) await other.destroy();
     }

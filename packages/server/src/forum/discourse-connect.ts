@@ -13,7 +13,10 @@ export interface DiscourseRequest {
   returnUrl: URL;
 }
 
-export type DiscourseRefusal = "discourse_signature_invalid" | "discourse_payload_invalid" | "discourse_return_url_invalid";
+export type DiscourseRefusal =
+  | "discourse_signature_invalid"
+  | "discourse_payload_invalid"
+  | "discourse_return_url_invalid";
 
 /** Lower-case hex HMAC-SHA256 of the Base64 text exactly as it travels. */
 export function signPayload(secret: string, payload: string): string {

@@ -1,7 +1,7 @@
 import type { DiscourseConfig } from "../config.ts";
+import { queueJob } from "../jobs/worker.ts";
 import { onSessionsEnded, type SessionEndReason } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
-import { queueJob } from "../jobs/worker.ts";
 
 /** The job that signs a person out of the forum (issue #13). */
 export const FORUM_LOG_OUT_JOB = "forum_log_out";
@@ -12,7 +12,12 @@ export const FORUM_LOG_OUT_JOB = "forum_log_out";
  * Not a same-person sign-in replacing its session, an expiry (the forum keeps its own session length), nor a
  * password change, which keeps the session that made it.
  */
-const FORUM_SIGN_OUT_REASONS: ReadonlySet<SessionEndReason> = new Set(["sign_out", "disabled", "deleted", "password_reset"]);
+const FORUM_SIGN_OUT_REASONS: ReadonlySet<SessionEndReason> = new Set([
+  "sign_out",
+  "disabled",
+  "deleted",
+  "password_reset",
+]);
 
 export function reachesForum(reason: SessionEndReason): boolean {
   return FORUM_SIGN_OUT_REASONS.has(reason);

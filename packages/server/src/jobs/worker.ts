@@ -52,8 +52,7 @@ export function startJobWorker(options: {
 }): JobWorker {
   const { db, handlers, log } = options;
   const firstDelayMs = options.firstDelayMs ?? MAIL_RETRY.firstDelayMs;
-  const delay = (attempts: number) =>
-    Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
+  const delay = (attempts: number) => Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;

@@ -8,7 +8,11 @@ export const discourseNoncesStore = {
    * same nonce is replaced first: its day has passed, and the forum itself refuses a nonce that old.
    */
   use: async (db: Db, nonceHash: string, now: number, expiresAt: number): Promise<boolean> => {
-    await db.deleteFrom("discourse_nonces").where("nonce_hash", "=", nonceHash).where("expires_at", "<=", now).execute();
+    await db
+      .deleteFrom("discourse_nonces")
+      .where("nonce_hash", "=", nonceHash)
+      .where("expires_at", "<=", now)
+      .execute();
     const result = await db
       .insertInto("discourse_nonces")
       .values({ nonce_hash: nonceHash, expires_at: expiresAt })

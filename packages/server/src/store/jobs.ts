@@ -32,7 +32,11 @@ export const jobsStore = {
   },
 
   markDone: async (db: Db, id: string, at: number): Promise<void> => {
-    await db.updateTable("jobs").set({ status: "done", done_at: at, claimed_until: null }).where("id", "=", id).execute();
+    await db
+      .updateTable("jobs")
+      .set({ status: "done", done_at: at, claimed_until: null })
+      .where("id", "=", id)
+      .execute();
   },
 
   markRetry: async (db: Db, id: string, attempts: number, next: number, error: string, failed: boolean) => {
