@@ -131,7 +131,7 @@ export async function startStandInForum(options: {
     return { user };
   }
 
-  function adminApi(request: IncomingMessage, response: ServerResponse, path: string): void {
+  function adminApi(request: IncomingMessage, response: ServerResponse, path: string): unknown {
     apiCalls.push(`${request.method} ${path}`);
     if (broken) {
       request.socket.destroy();
