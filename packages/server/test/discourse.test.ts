@@ -323,7 +323,7 @@ describe("forum sign-out with two gateways on one database (issue #13)", () => {
 
   it("sends each sign-out exactly once, whichever node's worker takes it", async () => {
     const [first, second] = servers as [TestServer, TestServer];
-    const people = [];
+    const people: { person: { id: string; email: string }; client: Client }[] = [];
     for (let i = 0; i < 6; i++) {
       const server = i % 2 ? second : first;
       const person = await createPerson(server.app);
