@@ -48,6 +48,8 @@ export interface StandInForum {
   failNext(count: number): void;
   /** While on, admin API connections are dropped without an answer. */
   breakConnections(on: boolean): void;
+  /** Points the forum's "discourse connect url" at a gateway started after it. */
+  setGatewayUrl(url: string): void;
   /** Makes a signed DiscourseConnect request as the forum would (nonce stored), for tests that drive the API. */
   request(returnSsoUrl?: string): { sso: string; sig: string; nonce: string };
   close(): Promise<void>;
@@ -89,6 +91,7 @@ export async function startStandInForum(options: {
   let failing = 0;
   let broken = false;
   let url = "";
+  let gatewayUrl = options.gatewayUrl;
 
   function makeRequest(returnSsoUrl = `${url}/session/sso_login`) {
     const nonce = randomBytes(16).toString("hex");
@@ -174,7 +177,7 @@ export async function startStandInForum(options: {
     if (path.startsWith("/users/") || path.startsWith("/admin/")) return adminApi(request, response, path);
     if (path === "/session/sso") {
       const { sso, sig } = makeRequest();
-      const target = new URL("/discourse/login", options.gatewayUrl);
+      const target = new URL("/discourse/login", gatewayUrl);
       target.searchParams.set("sso", sso);
       target.searchParams.set("sig", sig);
       return response.writeHead(302, { location: target.href }).end();
@@ -222,6 +225,9 @@ export async function startStandInForum(options: {
       broken = on;
     },
     request: makeRequest,
+    setGatewayUrl: (value) => {
+      gatewayUrl = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
