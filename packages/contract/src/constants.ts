@@ -95,6 +95,8 @@ export const RATE_LIMITS = {
   federation: { max: 60, windowMs: 5 * MINUTE },
   /** Trials started by a signed-in visitor (issue #12): one click each; above the cap of trials an account may start. */
   trialStart: { max: 30, windowMs: 15 * MINUTE },
+  /** DiscourseConnect answers (issue #13): one per visit to the forum's sign-in. */
+  discourseSso: { max: 60, windowMs: 5 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
@@ -173,3 +175,13 @@ export const LOCKOUT_THRESHOLD = 5;
 export const LOCKOUT_WINDOW_MS = 15 * MINUTE;
 /** How long a browser that signed in stays trusted for that account (OWASP device cookies). */
 export const DEVICE_TRUST_MS = 365 * DAY;
+
+/**
+ * Issue #13, DiscourseConnect. The forum's payload is a short query (a nonce and its return address), so its
+ * Base64 stays well under these; the signature is 64 hex digits. A nonce answered once is refused for a day, as
+ * Discourse itself refuses a used one for 24 hours. Discourse requires a shared secret of at least 10 characters.
+ */
+export const DISCOURSE_SSO_MAX = 4096;
+export const DISCOURSE_SIG_MAX = 128;
+export const DISCOURSE_NONCE_TTL_MS = 24 * HOUR;
+export const DISCOURSE_SECRET_MIN = 10;

@@ -49,6 +49,16 @@ export const ERROR_STATUS = {
   identity_last_method: 409,
   /** Issue #12: the account has started as many trials as one account may (TRIALS_PER_ACCOUNT_MAX). */
   trial_limit_reached: 409,
+  /** Issue #13: the forum bridge is off (DISCOURSE_URL and DISCOURSE_SECRET are not both set). */
+  discourse_not_configured: 404,
+  /** Issue #13: the DiscourseConnect request's `sig` is not the forum's HMAC of its payload. */
+  discourse_signature_invalid: 400,
+  /** Issue #13: the signed payload is not strict Base64 of a query with `nonce` and `return_sso_url`. */
+  discourse_payload_invalid: 400,
+  /** Issue #13: `return_sso_url` is not on the configured forum's origin (scheme, host and port; ASVS 5.1.5). */
+  discourse_return_url_invalid: 400,
+  /** Issue #13: this nonce was answered already (a replayed DiscourseConnect request). */
+  discourse_nonce_used: 400,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,

@@ -60,6 +60,8 @@ export const HostSettings = z.object({
    * address (spec §4, issue #10 §3); any other return address gets none.
    */
   tokenOrigins: z._default(z.array(z.string()), []),
+  /** Issue #13: the community forum's origin (DISCOURSE_URL) when the forum bridge is on: the forum page links back. */
+  forumUrl: z.optional(z.string()),
   /**
    * Spec §4, issue #10 §5: linked sessions are on (LINKED_SESSIONS) and this host is not the central one
    * (`publicUrl`), so the page links its session with the central host's.

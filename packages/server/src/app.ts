@@ -10,6 +10,7 @@ import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
 import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
@@ -18,6 +19,7 @@ import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
 import { databaseRateLimitStore } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
+import { startJobWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
@@ -26,6 +28,7 @@ import { buildProvider } from "./oidc/provider.ts";
 import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
+import { discourseRoutes } from "./routes/discourse.ts";
 import { federationRoutes } from "./routes/federation.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
@@ -42,7 +45,9 @@ import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
 import { type Db, type DbKind, migrate, openDatabase } from "./store/db.ts";
+import { discourseNoncesStore } from "./store/discourse-nonces.ts";
 import { federationStore } from "./store/federation.ts";
+import { jobsStore } from "./store/jobs.ts";
 import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
@@ -61,6 +66,9 @@ export async function buildApp(
     /** One line per answered request (method, URL with codes masked, status, time) instead of Fastify's two. */
     compactRequestLog?: boolean;
     mailIntervalMs?: number;
+    /** The job worker's look-up interval and first retry delay (tests shorten them). */
+    jobIntervalMs?: number;
+    jobFirstRetryMs?: number;
   } = {},
 ): Promise<App> {
   const { db, kind } = openDatabase(config.databaseUrl);
@@ -119,6 +127,13 @@ export async function buildApp(
       log: app.log,
       intervalMs: options.mailIntervalMs,
     }),
+    jobs: startJobWorker({
+      db,
+      handlers: config.discourse?.api ? { [FORUM_LOG_OUT_JOB]: forumLogOut(config.discourse) } : {},
+      log: app.log,
+      intervalMs: options.jobIntervalMs,
+      firstDelayMs: options.jobFirstRetryMs,
+    }),
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
       config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
@@ -137,6 +152,8 @@ export async function buildApp(
   app.onSessionsEnded(async ({ sessionIds, reason }) => {
     if (reason !== "replaced") await services.oidc.endProviderSessions(sessionIds);
   });
+  // Issue #13: a sign-out (or a disabling, deletion, reset) here signs the person out of the forum too.
+  sendSignOutsToForum(db, config.discourse, services.jobs.kick);
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });
   await app.register(trialRoutes, { services });
@@ -146,6 +163,7 @@ export async function buildApp(
   await app.register(legacyRoutes, { services });
   await app.register(sessionLinkRoutes, { services });
   await app.register(federationRoutes, { services });
+  await app.register(discourseRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
@@ -172,12 +190,15 @@ export async function buildApp(
       outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
       oidcStore.deleteExpired(db, now),
       federationStore.deleteExpired(db, now),
+      discourseNoncesStore.deleteExpired(db, now),
+      jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
     ]).catch((err) => app.log.error({ err }, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();
   app.addHook("onClose", async () => {
     clearInterval(sweeper);
     await services.mail.stop();
+    await services.jobs.stop();
     await db.destroy();
   });
   return app as unknown as App;

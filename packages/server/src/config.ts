@@ -7,6 +7,7 @@ import {
   BRAND_IDS,
   type BrandId,
   DEFAULT_TRIAL_PRODUCT_CODE,
+  DISCOURSE_SECRET_MIN,
   Flags,
   PRODUCT_CODE_PATTERN,
   type RemoteBotCheckProvider,
@@ -70,6 +71,15 @@ const Env = z.object({
     .string()
     .regex(PRODUCT_CODE_PATTERN, "must be letters, digits, '.', '_' or '-' (at most 64)")
     .default(DEFAULT_TRIAL_PRODUCT_CODE),
+  /** Issue #13, the forum bridge: the forum's origin and the DiscourseConnect secret shared with it. */
+  DISCOURSE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DISCOURSE_SECRET: z
+    .string()
+    .min(DISCOURSE_SECRET_MIN, `must be at least ${DISCOURSE_SECRET_MIN} characters (Discourse requires it)`)
+    .optional(),
+  /** The forum's admin API key and the user it acts as, for signing people out of the forum. */
+  DISCOURSE_API_KEY: z.string().min(1).optional(),
+  DISCOURSE_API_USERNAME: z.string().min(1).default("system"),
 });
 
 export interface Config {
@@ -107,6 +117,16 @@ export interface Config {
   linkedSessions: boolean;
   /** TRIAL_PRODUCT_CODE (issue #12). */
   trialProductCode: string;
+  /** The forum bridge (issue #13), on when DISCOURSE_URL and DISCOURSE_SECRET are both set. */
+  discourse: DiscourseConfig | undefined;
+}
+
+/** The forum's DiscourseConnect settings, and its admin API for sign-outs when a key is set. */
+export interface DiscourseConfig {
+  /** The forum's origin (scheme, host, port): `return_sso_url` must be on exactly this origin. */
+  origin: string;
+  secret: string;
+  api: { key: string; username: string } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -154,6 +174,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botCheck: botCheck(e),
     linkedSessions: e.LINKED_SESSIONS === "true",
     trialProductCode: e.TRIAL_PRODUCT_CODE,
+    discourse: discourse(e),
+  };
+}
+
+/** The forum bridge: both the address and the secret, or neither (one alone is a mistake worth stopping for). */
+function discourse(e: z.infer<typeof Env>): DiscourseConfig | undefined {
+  if (!e.DISCOURSE_URL && !e.DISCOURSE_SECRET) return undefined;
+  if (!e.DISCOURSE_URL || !e.DISCOURSE_SECRET) {
+    throw new ConfigError("Invalid configuration:\n  DISCOURSE_URL and DISCOURSE_SECRET: set both, or neither");
+  }
+  const url = new URL(e.DISCOURSE_URL);
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(
+      "Invalid configuration:\n  DISCOURSE_URL: must be the forum's origin (no path, query or user)",
+    );
+  }
+  return {
+    origin: url.origin,
+    secret: e.DISCOURSE_SECRET,
+    api: e.DISCOURSE_API_KEY ? { key: e.DISCOURSE_API_KEY, username: e.DISCOURSE_API_USERNAME } : undefined,
   };
 }
 

@@ -36,7 +36,13 @@ export interface TestServer {
 
 /** Starts the real app over HTTP on a temp SQLite file (or the given database), as STYLE.md §7 asks. */
 export async function startServer(
-  options: { databaseUrl?: string; env?: Record<string, string>; port?: number } = {},
+  options: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    port?: number;
+    /** buildApp's options besides the logger (e.g. the job worker's intervals). */
+    app?: Omit<NonNullable<Parameters<typeof buildApp>[1]>, "logger">;
+  } = {},
 ): Promise<TestServer> {
   const dir = tempDir();
   const web = join(dir, "web");
@@ -51,7 +57,7 @@ export async function startServer(
     WEB_DIST: web,
     ...options.env,
   });
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { ...options.app, logger: false });
   await app.listen({ port: options.port ?? 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;

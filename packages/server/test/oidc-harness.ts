@@ -57,8 +57,11 @@ export async function startOidcServer(
   return { app, url, issuer: `${url}/oidc`, databaseUrl, close: () => app.close() };
 }
 
-/** An active account with a known password. */
-export async function createPerson(app: App, overrides: { requirePasswordUpdate?: boolean } = {}) {
+/** An active account with a known password and a proven address (issue #13: OIDC `email_verified`). */
+export async function createPerson(
+  app: App,
+  overrides: { requirePasswordUpdate?: boolean; emailVerified?: boolean } = {},
+) {
   const email = `${crypto.randomUUID()}@example.com`;
   const user = await createUser(app.db, {
     email,
@@ -66,6 +69,7 @@ export async function createPerson(app: App, overrides: { requirePasswordUpdate?
     firstName: "Ann",
     lastName: "Lee",
     countryCode: "DE",
+    emailVerified: true,
     ...overrides,
   });
   return { email, id: user.id };

@@ -3,8 +3,10 @@ import { TRIALS_PER_ACCOUNT_MAX } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
+import { discourseNoncesStore } from "../src/store/discourse-nonces.ts";
 import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { federationStore } from "../src/store/federation.ts";
+import { jobsStore } from "../src/store/jobs.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { sessionLinksStore } from "../src/store/session-links.ts";
@@ -36,6 +38,7 @@ function user(overrides: Partial<UserRow> = {}): UserRow {
     updated_at: 1_700_000_000_000,
     signup_meta: null,
     marketing_info: null,
+    email_verified: 1,
     ...overrides,
   };
 }
@@ -429,6 +432,68 @@ describe.each([
       // The trials go with their account.
       await usersStore.delete(db, person.id);
       expect(await trialsStore.listForUser(db, person.id)).toEqual([]);
+    } finally {
+      if (!sqlite) await other.destroy();
+    }
+  });
+
+  it("answers a DiscourseConnect nonce once, also from two connections racing, and again only once it expired", async () => {
+    const hash = randomUUID().replace(/-/gu, "").padEnd(64, "0");
+    // See the trials test: two SQLite connections in one process would deadlock, so SQLite races on one.
+    const sqlite = databaseUrl.startsWith("sqlite:");
+    const other = sqlite ? db : openDatabase(databaseUrl).db;
+    try {
+      const raced = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => discourseNoncesStore.use(i % 2 ? db : other, hash, 1000, 5000)),
+      );
+      expect(raced.filter(Boolean)).toHaveLength(1);
+      expect(await discourseNoncesStore.use(db, hash, 4999, 9000)).toBe(false);
+      // Past its day the row is forgotten: the sweeper removes it, and a late use replaces it (once).
+      expect(await discourseNoncesStore.use(db, hash, 5000, 9000)).toBe(true);
+      expect(await discourseNoncesStore.use(db, hash, 5001, 9000)).toBe(false);
+      expect(await discourseNoncesStore.deleteExpired(db, 9000)).toBeGreaterThanOrEqual(1);
+      expect(await discourseNoncesStore.use(db, hash, 9001, 12000)).toBe(true);
+    } finally {
+      if (!sqlite) await other.destroy();
+    }
+  });
+
+  it("leases a job to one worker at a time, retries it later, and keeps it until done", async () => {
+    const id = randomUUID();
+    await jobsStore.insert(db, {
+      id,
+      kind: "test",
+      payload: "{}",
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: 1000,
+      claimed_until: null,
+      last_error: null,
+      created_at: 1000,
+      done_at: null,
+    });
+    const sqlite = databaseUrl.startsWith("sqlite:");
+    const other = sqlite ? db : openDatabase(databaseUrl).db;
+    try {
+      expect((await jobsStore.due(db, 1000, 100)).map((j) => j.id)).toContain(id);
+      const claims = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => jobsStore.claim(i % 2 ? db : other, id, 1000, 61_000)),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect((await jobsStore.due(db, 2000, 100)).map((j) => j.id)).not.toContain(id);
+      await jobsStore.markRetry(db, id, 1, 5000, "forum down", false);
+      expect((await jobsStore.due(db, 4999, 100)).map((j) => j.id)).not.toContain(id);
+      expect((await jobsStore.due(db, 5000, 100)).find((j) => j.id === id)).toMatchObject({
+        attempts: 1,
+        last_error: "forum down",
+      });
+      expect(await jobsStore.claim(db, id, 5000, 65_000)).toBe(true);
+      await jobsStore.markDone(db, id, 5001);
+      expect(await jobsStore.claim(db, id, 100_000, 160_000)).toBe(false);
+      expect((await jobsStore.list(db, "test")).find((j) => j.id === id)).toMatchObject({
+        status: "done",
+        done_at: 5001,
+      });
     } finally {
       if (!sqlite) await other.destroy();
     }

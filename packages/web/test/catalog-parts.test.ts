@@ -19,6 +19,7 @@ function firstPartSources(): string[] {
     "service",
     "social",
     "trial",
+    "forum",
   ];
   const files: string[] = [];
   const walk = (dir: string) => {

@@ -1,5 +1,5 @@
 import { z } from "zod/mini";
-import { CAPTCHA_ANSWER_MAX, EMAIL_MAX } from "../constants.ts";
+import { CAPTCHA_ANSWER_MAX, DISCOURSE_SIG_MAX, DISCOURSE_SSO_MAX, EMAIL_MAX } from "../constants.ts";
 import { MARKETING_SOURCES, PLATFORMS, ROLES } from "../options.ts";
 import {
   countryRule,
@@ -266,3 +266,11 @@ export const DeleteBody = z.object({ deletionCode: code });
 /** Our addition (issue #5): the password re-confirms the person; accounts without one confirm by the mail alone. */
 export const DeleteRequestBody = z.object({ password: z.optional(z.string().check(z.maxLength(256))) });
 export const DiscourseAnswer = z.object({ loginUrl: z.string() });
+/**
+ * Issue #13: the DiscourseConnect request as the forum sent it (`sso`: Base64 of `nonce=…&return_sso_url=…`,
+ * `sig`: hex HMAC-SHA256 of it). Bounded; the server checks the signature and the payload itself.
+ */
+export const DiscourseQuery = z.object({
+  sso: z.string().check(z.minLength(1), z.maxLength(DISCOURSE_SSO_MAX)),
+  sig: z.string().check(z.minLength(1), z.maxLength(DISCOURSE_SIG_MAX)),
+});

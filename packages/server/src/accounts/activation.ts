@@ -31,10 +31,11 @@ export async function activateAccount(
     const registeredIn = signupBrowser(user);
     const sameBrowser = registeredIn !== undefined && browser !== undefined && registeredIn === browserHash(browser);
     await db.transaction().execute(async (trx) => {
-      await usersStore.update(trx, user.id, { status: "active", updated_at: now });
+      // The mailed code reached the person: the address is proven (issue #13).
+      await usersStore.update(trx, user.id, { status: "active", email_verified: 1, updated_at: now });
       if (!sameBrowser) await externalIdentitiesStore.deleteAllForUser(trx, user.id);
     });
-    return { ok: true, user: { ...user, status: "active" } };
+    return { ok: true, user: { ...user, status: "active", email_verified: 1 } };
   }
   return { ok: true, user };
 }

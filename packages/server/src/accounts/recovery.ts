@@ -120,7 +120,9 @@ export async function resetPassword(
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
     // The mailbox is proven: a pending account becomes active, without anything its registrant linked to it.
     if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
-    return replacePassword(trx, user, password, user.status === "pending" ? { status: "active" } : {}, now);
+    // The reset link reached the mailbox: the address is proven (issue #13).
+    const changes: Partial<UserRow> = user.status === "pending" ? { status: "active" } : {};
+    return replacePassword(trx, user, password, { ...changes, email_verified: 1 }, now);
   });
   await announceEnded(db, ended, "password_reset");
   return { ok: true, user: user.status === "pending" ? { ...user, status: "active" } : user };
@@ -144,7 +146,8 @@ export async function setupPassword(
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const status = user.status === "disabled" ? "disabled" : "active";
-  const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo) };
+  // The set-up link reached the mailbox: the address is proven (issue #13).
+  const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo), email_verified: 1 };
   // The mailbox is proven: identities linked while the address was not (a provider's unproven address) go.
   if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(db, user.id);
   await announceEnded(db, await replacePassword(db, user, password, changes, now), "password_reset");

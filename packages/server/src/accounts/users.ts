@@ -27,6 +27,8 @@ export const NewUser = z.object({
   status: z.enum(["pending", "active"]).default("active"),
   /** The user must choose a new password at the next sign-in (spec §4: accounts being merged). */
   requirePasswordUpdate: z.boolean().default(false),
+  /** Has the person proven the address? `user:create` says so only with `--verified` (issue #13). */
+  emailVerified: z.boolean().default(false),
   language: z.string().default("en"),
   brand: z.string().default("default"),
 });
@@ -49,6 +51,11 @@ export interface NewAccount {
   countryCode?: string | undefined;
   newsletter?: boolean;
   status: "pending" | "active";
+  /**
+   * The address is proven (issue #13): a provider vouched for it, or an administrator said so. A mailed link
+   * (activation, reset, set-up) proves it later. Default: not proven.
+   */
+  emailVerified?: boolean;
   /** The user must choose a new password at the next sign-in (spec §4: accounts being merged). */
   requirePasswordUpdate?: boolean;
   language: string;
@@ -91,6 +98,7 @@ export async function insertAccount(
     updated_at: now,
     signup_meta: account.signupMeta ? JSON.stringify(account.signupMeta) : null,
     marketing_info: null,
+    email_verified: account.emailVerified ? 1 : 0,
   };
   try {
     await db.transaction().execute(async (trx) => {
@@ -117,6 +125,7 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
       countryCode: data.countryCode,
       status: data.status,
       requirePasswordUpdate: data.requirePasswordUpdate,
+      emailVerified: data.emailVerified,
       language: data.language,
       brand: data.brand,
     },

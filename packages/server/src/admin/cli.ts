@@ -23,6 +23,7 @@ import {
 } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { sendSignOutsToForum } from "../forum/sign-out.ts";
 import { mailSite } from "../mail/links.ts";
 import { KeyDecryptionError, rotateSigningKeys } from "../oidc/keys.ts";
 import { auditStore } from "../store/audit.ts";
@@ -34,7 +35,8 @@ import { trialsStore } from "../store/trials.ts";
 const USAGE = `Usage: npm run admin -- <command> [--flags]
 
 Commands:
-  user:create  --email E --password P [--first F --last L --country CC --inactive --must-change-password]
+  user:create  --email E --password P [--first F --last L --country CC --inactive --must-change-password
+               --verified]   --verified: the address is known to be the person's (else unproven)
   user:invite  --email E [--brand B --language L]
                create an account without a password and mail its set-up link, on brand B's site
                (default: the brands file's defaultBrand), in language L (default en)
@@ -92,6 +94,9 @@ const COMMANDS: Record<string, Command> = {
       countryCode: optional(flags.country),
       status: flags.inactive ? "pending" : "active",
       requirePasswordUpdate: flags["must-change-password"] === true,
+      // The administrator vouches for the address only when saying so (issue #13): else the forum and the OIDC
+      // claim treat it as unproven until a mailed link proves it.
+      emailVerified: flags.verified === true,
     });
     return `created ${user.email} (${user.id}, ${user.status})`;
   },
@@ -200,6 +205,7 @@ export async function runAdmin(
         country: { type: "string" },
         inactive: { type: "boolean" },
         "must-change-password": { type: "boolean" },
+        verified: { type: "boolean" },
         brand: { type: "string" },
         language: { type: "string" },
       },
@@ -216,6 +222,8 @@ export async function runAdmin(
       throw new UsageError("mail:list shows the dev mailbox, which production does not have");
     db = openDatabase(config.databaseUrl).db;
     await migrate(db);
+    // Disabling or deleting here signs the person out of the forum too: the gateway's worker sends it (issue #13).
+    sendSignOutsToForum(db, config.discourse);
     const out = await command(db, flags, config);
     // Admin actions are security events too (issue #5); reading the trail or the mailbox is not.
     if (name !== "audit" && name !== "mail:list" && name !== "trial:list") {

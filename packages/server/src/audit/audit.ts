@@ -7,6 +7,8 @@ export type AuditEvent =
   | "sign_in"
   | "sign_in_failed"
   | "session_linked"
+  /** Issue #13: the gateway session signed the person in to another service (the forum): detail names it. */
+  | "signed_in_elsewhere"
   | "identity_linked"
   | "identity_unlinked"
   | "lockout"

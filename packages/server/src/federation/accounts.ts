@@ -131,7 +131,12 @@ async function signInCorporate(
       await db.transaction().execute(async (trx) => {
         if (account.status === "pending") {
           // Whoever made it never proved the mailbox: neither the password nor an identity they linked stays.
-          await usersStore.update(trx, account.id, { status: "active", password_hash: null, updated_at: now });
+          await usersStore.update(trx, account.id, {
+            status: "active",
+            password_hash: null,
+            email_verified: profile.emailVerified ? 1 : 0,
+            updated_at: now,
+          });
           await externalIdentitiesStore.deleteAllForUser(trx, account.id);
         }
         await linkIdentity(trx, account.id, identity);
@@ -148,6 +153,9 @@ async function signInCorporate(
         lastName: profile.lastName || undefined,
         countryCode: origin.country === "ZZ" ? undefined : origin.country,
         status: "active",
+        // A company's silence about the address lets the person in (IDPS_FILE is the operator's trust), but only
+        // its `email_verified: true` proves the address (issue #13: the forum then asks the person to activate).
+        emailVerified: profile.emailVerified,
         language: origin.language,
         brand: origin.site.brand,
         signupMeta: { provider: idp.id, returnTo: origin.returnTo },
@@ -228,6 +236,7 @@ export async function registerFromProvider(
         newsletter: details.newsletterSubscription,
         // The provider vouched for the address: it needs no activation mail (issue #11).
         status: verified ? "active" : "pending",
+        emailVerified: verified,
         language: origin.language,
         brand: origin.site.brand,
         // An unproven address: its identity stays only if this browser activates it (accounts/activation.ts).

@@ -62,6 +62,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     flags,
     returnHosts: config.brands.returnHosts,
     tokenOrigins: tokenOrigins(config),
+    ...(config.discourse ? { forumUrl: config.discourse.origin } : {}),
     linkedSessions: isLinkedBrandHost(config, request.hostname),
     socialPlatforms: providersOf(config).social,
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),

@@ -31,8 +31,9 @@ function accountOf(db: Db, user: UserRow): Account {
     claims: async (_use, scope) => ({
       sub: user.id,
       email: user.email,
-      // An active account has proven its address: activation is by a mailed code (issue #3).
-      email_verified: true,
+      // Issue #13: proven by a mailed link or vouched for by a provider; an admin-made or a company's
+      // just-in-time account may be active without it.
+      email_verified: user.email_verified === 1,
       name: `${user.first_name} ${user.last_name}`.trim() || undefined,
       given_name: user.first_name || undefined,
       family_name: user.last_name || undefined,

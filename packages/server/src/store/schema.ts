@@ -24,6 +24,8 @@ export interface UsersTable {
   signup_meta: string | null;
   /** JSON of the set-up survey's answers (invited users). */
   marketing_info: string | null;
+  /** 1 once the person proved the address (a mailed link) or a provider vouched for it (issue #13). */
+  email_verified: number;
 }
 
 export interface SessionsTable {
@@ -216,6 +218,27 @@ export interface TrialsTable {
   started_at: number;
 }
 
+/** Issue #13: a DiscourseConnect nonce we answered, by its SHA-256, refused again until it expires. */
+export interface DiscourseNoncesTable {
+  nonce_hash: string;
+  expires_at: number;
+}
+
+/** Issue #13: a durable outbound call other than mail (store/jobs.ts), leased and retried as the outbox is. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string;
+  status: "pending" | "done" | "failed";
+  attempts: number;
+  next_attempt_at: number;
+  /** Lease of the worker running it, so two nodes never run the same job. */
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  done_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -234,7 +257,10 @@ export interface Database {
   oidc_models: OidcModelsTable;
   oidc_keys: OidcKeysTable;
   trials: TrialsTable;
+  discourse_nonces: DiscourseNoncesTable;
+  jobs: JobsTable;
 }
+export type JobRow = Selectable<JobsTable>;
 
 export type AuditRow = Selectable<AuditTable>;
 export type OidcModelRow = Selectable<OidcModelsTable>;

@@ -30,6 +30,8 @@ export interface ApiClientOptions {
 export interface CallOptions<E> {
   body?: BodyOf<E>;
   params?: Record<string, string>;
+  /** The query string of a GET (issue #13: the forum's request, handed on as it came). */
+  query?: Record<string, string>;
 }
 
 /** The typed gateway client: credentials, X-CSRF-Token, 30 s timeout, and the error mapping of spec §8. */
@@ -51,6 +53,7 @@ export function createApiClient(options: ApiClientOptions) {
     for (const [name, value] of Object.entries(callOptions.params ?? {})) {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
     }
+    if (callOptions.query) path += `?${new URLSearchParams(callOptions.query)}`;
     const headers: Record<string, string> = { accept: "application/json" };
     if (csrf) headers["x-csrf-token"] = csrf;
     if (options.brand) headers["x-gatehouse-theme"] = options.brand;

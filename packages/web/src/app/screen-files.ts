@@ -39,4 +39,5 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   TRIAL_REGISTER_SUCCESS: "trial/TrialRegisterSuccess",
   TRIAL_EXPIRED_LINK: "trial/ExpiredLink",
   TRIAL_PASSWORD_RECOVER: "trial/TrialRecover",
+  DISCOURSE_LOGIN: "forum/DiscourseLogin",
 };

@@ -32,6 +32,7 @@ export const LATER_SECTIONS: readonly string[] = [
   "corporateLogin",
   "corporateLoginError",
   "trial",
+  "forum",
 ];
 
 /**
@@ -60,6 +61,11 @@ export const LATER_ERRORS: readonly string[] = [
   "social_email_exists",
   "identity_last_method",
   "trial_limit_reached",
+  "discourse_not_configured",
+  "discourse_signature_invalid",
+  "discourse_payload_invalid",
+  "discourse_return_url_invalid",
+  "discourse_nonce_used",
 ];
 
 /** Sections only the server uses (the e-mails). */

@@ -11,6 +11,7 @@ import * as oidc from "./009-oidc.ts";
 import * as linkedSessions from "./010-linked-sessions.ts";
 import * as federation from "./011-federation.ts";
 import * as trials from "./012-trials.ts";
+import * as forum from "./013-forum.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "010-linked-sessions": linkedSessions,
   "011-federation": federation,
   "012-trials": trials,
+  "013-forum": forum,
 };
 
 export const migrationProvider: MigrationProvider = {

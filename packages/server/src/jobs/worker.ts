@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import { MAIL_RETRY } from "@gatehouse/contract";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../store/db.ts";
+import { jobsStore } from "../store/jobs.ts";
+
+/** What running a job may say besides success: `JobGone` means done without effect (nothing left to do). */
+export type JobHandler = (payload: unknown) => Promise<void>;
+
+export interface JobWorker {
+  kick(): void;
+  /** One pass over due jobs; resolves when it is done. */
+  runOnce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const LEASE_MS = 60_000;
+const BATCH = 20;
+
+/**
+ * Queues a job. Call it in the step that makes the change it follows (inside its transaction where there is one),
+ * so a crash cannot lose it; the worker of any node runs it.
+ */
+export async function queueJob(db: Db, kind: string, payload: unknown, now = Date.now()): Promise<string> {
+  const id = randomUUID();
+  await jobsStore.insert(db, {
+    id,
+    kind,
+    payload: JSON.stringify(payload),
+    status: "pending",
+    attempts: 0,
+    next_attempt_at: now,
+    claimed_until: null,
+    last_error: null,
+    created_at: now,
+    done_at: null,
+  });
+  return id;
+}
+
+/**
+ * Runs the jobs table as the mail worker runs the outbox (mail/worker.ts): due jobs are leased for a minute with
+ * one conditional update (so two nodes never run one twice), run, and marked done; a failure schedules a retry with
+ * the outbox's back-off (10 s doubling to an hour, `firstDelayMs` in tests), so an outage delays and loses nothing.
+ */
+export function startJobWorker(options: {
+  db: Db;
+  handlers: Readonly<Record<string, JobHandler>>;
+  log: FastifyBaseLogger;
+  intervalMs?: number;
+  firstDelayMs?: number;
+}): JobWorker {
+  const { db, handlers, log } = options;
+  const firstDelayMs = options.firstDelayMs ?? MAIL_RETRY.firstDelayMs;
+  const delay = (attempts: number) => Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function pass(): Promise<void> {
+    const now = Date.now();
+    for (const job of await jobsStore.due(db, now, BATCH)) {
+      if (stopped) return;
+      const handler = handlers[job.kind];
+      // A kind this node does not run (not configured here) is left for a node that does.
+      if (!handler) continue;
+      if (!(await jobsStore.claim(db, job.id, now, now + LEASE_MS))) continue;
+      try {
+        await handler(JSON.parse(job.payload));
+        await jobsStore.markDone(db, job.id, Date.now());
+        log.info({ job: job.id, kind: job.kind }, "job done");
+      } catch (error) {
+        const attempts = job.attempts + 1;
+        const failed = attempts >= MAIL_RETRY.maxAttempts;
+        const message = (error as Error).message;
+        await jobsStore.markRetry(db, job.id, attempts, Date.now() + delay(attempts), message, failed);
+        log[failed ? "error" : "warn"](
+          { job: job.id, kind: job.kind, attempts, err: message },
+          failed ? "job given up" : "job will be retried",
+        );
+      }
+    }
+  }
+
+  function runOnce(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await pass().catch((err) => log.error({ err }, "job pass failed"));
+      } while (again && !stopped);
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  const timer = setInterval(() => void runOnce(), options.intervalMs ?? 5_000);
+  timer.unref();
+  return {
+    kick: () => void runOnce(),
+    runOnce,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

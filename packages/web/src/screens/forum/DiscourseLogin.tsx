@@ -1,0 +1,76 @@
+import { api, routeUrl } from "@gatehouse/contract";
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { useScreenFailure } from "../../app/failure.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { useNavigate } from "../../app/routing.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { buttonClass } from "../../ui/Button.tsx";
+import { useT } from "../../ui/useT.ts";
+import styles from "./Forum.module.css";
+
+/** Refusals that signing in (or doing the owed step) mends: the login page brings the person back here. */
+const SIGN_IN_FIRST = new Set(["not_authenticated", "sign_in_step_required"]);
+
+type State = { kind: "working" } | { kind: "error"; code: string; guid: string | undefined };
+
+/**
+ * /discourse/login?sso=…&sig=… (spec §2 "Community forum sign-in", issue #13): the forum's DiscourseConnect request,
+ * handed to the gateway as it came. Signed in, the person goes on to the forum with our signed answer; a visitor
+ * signs in (in this host's brand) and comes back to this very address; anything else shows why, with the
+ * reference, and the way back to the forum.
+ */
+export default function DiscourseLogin() {
+  const { t } = useTranslation();
+  const dynamicT = useT();
+  const { settings } = useApp();
+  const navigate = useNavigate();
+  const fail = useScreenFailure();
+  const [state, setState] = useState<State>({ kind: "working" });
+  const started = useRef(false);
+  usePageTitle(t("titles.forumSignIn"));
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const query = new URLSearchParams(window.location.search);
+    gateway()
+      .call(api.discourseSso, { query: { sso: query.get("sso") ?? "", sig: query.get("sig") ?? "" } })
+      .then(
+        (answer) => window.location.assign(answer.loginUrl),
+        (error: unknown) => {
+          if (error instanceof ApiError && SIGN_IN_FIRST.has(error.code)) {
+            navigate(routeUrl("LOGIN", { return_to: window.location.href }), { replace: true });
+          } else if (error instanceof ApiError) {
+            setState({ kind: "error", code: `errors.${error.code}`, guid: error.answer.guid });
+          } else if (isScreenFailure(error)) {
+            // The retry screen's Try again runs this once more.
+            started.current = false;
+            fail(error);
+          } else setState({ kind: "error", code: "network.unexpected", guid: undefined });
+        },
+      );
+  }, [fail, navigate]);
+
+  return (
+    <Layout>
+      {state.kind === "working" ? <p role="status">{t("app.loading")}</p> : null}
+      {state.kind === "error" ? (
+        <>
+          <h1>{t("forum.errorTitle")}</h1>
+          <p role="alert">{dynamicT(state.code)}</p>
+          {state.guid ? <p>{t("app.ref", { id: state.guid })}</p> : null}
+          {settings.forumUrl ? (
+            <div className={styles.actions}>
+              <a className={buttonClass} href={settings.forumUrl}>
+                {t("forum.backToForum")}
+              </a>
+            </div>
+          ) : null}
+        </>
+      ) : null}
+    </Layout>
+  );
+}
