@@ -123,7 +123,7 @@ describe("system pages", () => {
   });
 
   it("shows the 404 page for a screen that belongs to later work", async () => {
-    const { page, context } = await visit(browser, "/discourse/login");
+    const { page, context } = await visit(browser, "/trimble/login");
     await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
     await context.close();
   });
