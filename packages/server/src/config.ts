@@ -8,6 +8,7 @@ import {
   type BrandId,
   DEFAULT_TRIAL_PRODUCT_CODE,
   Flags,
+  LICENCE_HELPER,
   PRODUCT_CODE_PATTERN,
   type RemoteBotCheckProvider,
 } from "@gatehouse/contract";
@@ -70,6 +71,17 @@ const Env = z.object({
     .string()
     .regex(PRODUCT_CODE_PATTERN, "must be letters, digits, '.', '_' or '-' (at most 64)")
     .default(DEFAULT_TRIAL_PRODUCT_CODE),
+  /**
+   * Issue #13: where the studio page finds the person's local licence helper (spec §7: localhost, port 30304). An
+   * origin only: http(s), no path, query or credentials; the pages' CSP lets the studio page connect to it alone.
+   */
+  LICENCE_HELPER_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(LICENCE_HELPER.defaultUrl)
+    .refine((value) => {
+      const url = new URL(value);
+      return url.origin === value.replace(/\/+$/u, "") && url.username === "" && url.password === "";
+    }, "must be an origin such as http://localhost:30304 (no path, query or credentials)"),
 });
 
 export interface Config {
@@ -107,6 +119,8 @@ export interface Config {
   linkedSessions: boolean;
   /** TRIAL_PRODUCT_CODE (issue #12). */
   trialProductCode: string;
+  /** LICENCE_HELPER_URL's origin (issue #13): the local licence helper the studio page calls. */
+  licenceHelperOrigin: string;
 }
 
 export class ConfigError extends Error {}
@@ -154,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botCheck: botCheck(e),
     linkedSessions: e.LINKED_SESSIONS === "true",
     trialProductCode: e.TRIAL_PRODUCT_CODE,
+    licenceHelperOrigin: new URL(e.LICENCE_HELPER_URL).origin,
   };
 }
 
