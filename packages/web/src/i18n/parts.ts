@@ -32,6 +32,7 @@ export const LATER_SECTIONS: readonly string[] = [
   "corporateLogin",
   "corporateLoginError",
   "trial",
+  "studio",
 ];
 
 /**
