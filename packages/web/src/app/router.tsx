@@ -24,6 +24,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/social/{RegisterSocial,RegisterSocialComplete,LinkAccount}.tsx",
   "../screens/corporate/{CorporateLogin,CorporateLoginError}.tsx",
   "../screens/trial/{EmailCheck,EmailConfirm,TrialLogin,TrialRegister,TrialRegisterSuccess,ExpiredLink,TrialRecover}.tsx",
+  "../screens/studio/{TrimbleLogin,StudioComplete}.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

@@ -39,4 +39,6 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   TRIAL_REGISTER_SUCCESS: "trial/TrialRegisterSuccess",
   TRIAL_EXPIRED_LINK: "trial/ExpiredLink",
   TRIAL_PASSWORD_RECOVER: "trial/TrialRecover",
+  SKETCHUP_LOGIN: "studio/TrimbleLogin",
+  SKETCHUP_LOGIN_COMPLETE: "studio/StudioComplete",
 };
