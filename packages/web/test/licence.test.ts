@@ -65,6 +65,11 @@ describe("Safari by its user agent", () => {
     ],
     ["Firefox", "Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0", false],
     [
+      "headless Chromium",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/141.0.0.0 Safari/537.36",
+      false,
+    ],
+    [
       "Chromium",
       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chromium/126.0 Safari/537.36",
       false,

@@ -27,7 +27,8 @@ export function activationUrl(helperUrl: string, token: string, manual = false):
  * those of the browsers that also carry it (Chrome, Chromium, Edge, Android's browsers, Chrome and Firefox on iOS).
  */
 export function blocksLocalHelper(userAgent: string): boolean {
-  return /\bSafari\//u.test(userAgent) && !/\b(?:Chrome|Chromium|Edg\w*|Android|CriOS|FxiOS)\b/u.test(userAgent);
+  // No word boundary before the names: headless Chromium says "HeadlessChrome".
+  return /\bSafari\//u.test(userAgent) && !/(?:Chrome|Chromium|Edg|Android|CriOS|FxiOS)/u.test(userAgent);
 }
 
 /** What one try came to. */
