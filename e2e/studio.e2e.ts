@@ -327,3 +327,29 @@ describe.each(BRAND_IDS)("the studio screens in brand %s, on a phone and a deskt
     await context.close();
   });
 });
+
+describe("the studio screens in Japanese, Korean, German and French on a phone", () => {
+  it.each(["jp", "kr", "de", "fr"] as const)(
+    "%s: no sideways scrolling, overlap or word broken apart",
+    async (lang) => {
+      helper.setMode("failure");
+      const { page, context } = await signedIn();
+      const token = new URL(await tokenAddress(page), service.baseUrl).searchParams.get("access_token");
+      await page.setViewportSize(PHONE);
+      await page.goto(`/trimble/login?lang=${lang}`);
+      await page.locator(`html[lang]`).getByRole("heading", { level: 1 }).waitFor();
+      await page.getByRole("button", { name: /Trimble/u }).waitFor();
+      await settled(page);
+      expect(await layoutProblems(page, lang)).toEqual([]);
+      await screenshot(page, `studio-login-${lang}-phone`);
+      await page.goto(`${COMPLETE}?lang=${lang}&access_token=${token}`);
+      await page.getByRole("alert").waitFor();
+      await page.getByText("no seat available", { exact: false }).waitFor();
+      await settled(page);
+      expect(await layoutProblems(page, lang)).toEqual([]);
+      await expectAccessible(page);
+      await screenshot(page, `studio-failure-${lang}-phone`);
+      await context.close();
+    },
+  );
+});
