@@ -122,12 +122,6 @@ describe("system pages", () => {
     await context.close();
   });
 
-  it("shows the 404 page for a screen that belongs to later work", async () => {
-    const { page, context } = await visit(browser, "/trimble/login");
-    await page.getByRole("heading", { name: "404 PAGE NOT FOUND" }).waitFor();
-    await context.close();
-  });
-
   it("shows a known error code's title and the reference on /error", async () => {
     const { page, context } = await visit(browser, "/error?error_code=user_disabled&error_id=abc-123");
     await page.getByRole("heading", { name: "Account disabled" }).waitFor();

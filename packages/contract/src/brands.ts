@@ -27,6 +27,8 @@ export interface BrandLinks {
   readonly portal: string;
   /** The brand's trial address (spec §2, §4), where a trial continues with `isNewAccount` and `productCode`. */
   readonly trial: string;
+  /** Learning content for people who just activated a licence (issue #13: the studio's success button). */
+  readonly learning: string;
   /** End-user licence agreement per language; English is required and is the fallback (spec §9). */
   readonly eula: Partial<Record<Language, string>> & { readonly en: string };
 }
@@ -77,6 +79,7 @@ const legal = (site: string): BrandLinks => ({
   support: `https://support.${site.replace(/^www\./u, "")}/`,
   portal: `https://portal.${site.replace(/^www\./u, "")}/`,
   trial: `https://${site}/trial`,
+  learning: `https://${site}/learn`,
   eula: {
     en: `https://${site}/legal/eula`,
     es: `https://${site}/es/legal/eula`,

@@ -6,7 +6,19 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 export const REQUEST_TIMEOUT_MS = 30 * SECOND;
-export const LICENCE_HELPER = { port: 30304, timeoutMs: 10 * SECOND, retries: 4, retryDelayMs: 2 * SECOND } as const;
+/**
+ * The local licence helper of spec §7/§9 (issue #13): the desktop program listening on the person's own machine.
+ * The browser calls `GET <url>/activate?access_token=…&noredirect=1` without credentials; each try gives up after
+ * `timeoutMs`, and a failed try is retried `retries` more times, `retryDelayMs` apart (5 tries in all).
+ */
+export const LICENCE_HELPER = {
+  port: 30304,
+  defaultUrl: "http://localhost:30304",
+  activatePath: "/activate",
+  timeoutMs: 10 * SECOND,
+  retries: 4,
+  retryDelayMs: 2 * SECOND,
+} as const;
 
 export const REDIRECT_DELAY_MS = {
   registerSocial: 3 * SECOND,
@@ -97,6 +109,8 @@ export const RATE_LIMITS = {
   trialStart: { max: 30, windowMs: 15 * MINUTE },
   /** DiscourseConnect answers (issue #13): one per visit to the forum's sign-in. */
   discourseSso: { max: 60, windowMs: 5 * MINUTE },
+  /** API tokens minted for the studio's licence helper (issue #13): one per studio sign-in. */
+  studioToken: { max: 60, windowMs: 5 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**

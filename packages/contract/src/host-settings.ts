@@ -1,6 +1,6 @@
 import { z } from "zod/mini";
 import { BRAND_IDS } from "./brands.ts";
-import { DEFAULT_TRIAL_PRODUCT_CODE } from "./constants.ts";
+import { DEFAULT_TRIAL_PRODUCT_CODE, LICENCE_HELPER } from "./constants.ts";
 import { LANGUAGE_CODES } from "./languages.ts";
 import { SOCIAL_PLATFORMS } from "./sign-in.ts";
 
@@ -79,6 +79,8 @@ export const HostSettings = z.object({
   botCheck: BotCheckSettings,
   /** Issue #12: the product code of a trial whose address names none (TRIAL_PRODUCT_CODE). */
   trialProductCode: z._default(z.string(), DEFAULT_TRIAL_PRODUCT_CODE),
+  /** Issue #13: the origin of the person's local licence helper (LICENCE_HELPER_URL), called by the studio page. */
+  licenceHelperUrl: z._default(z.string(), LICENCE_HELPER.defaultUrl),
 });
 export type HostSettings = z.infer<typeof HostSettings>;
 

@@ -39,6 +39,7 @@ import { registerRoutes } from "./routes/register.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { sessionLinkRoutes } from "./routes/session-link.ts";
+import { studioRoutes } from "./routes/studio.ts";
 import { trialRoutes } from "./routes/trial.ts";
 import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
@@ -164,6 +165,7 @@ export async function buildApp(
   await app.register(sessionLinkRoutes, { services });
   await app.register(federationRoutes, { services });
   await app.register(discourseRoutes, { services });
+  await app.register(studioRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).

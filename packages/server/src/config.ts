@@ -9,6 +9,7 @@ import {
   DEFAULT_TRIAL_PRODUCT_CODE,
   DISCOURSE_SECRET_MIN,
   Flags,
+  LICENCE_HELPER,
   PRODUCT_CODE_PATTERN,
   type RemoteBotCheckProvider,
 } from "@gatehouse/contract";
@@ -80,6 +81,17 @@ const Env = z.object({
   /** The forum's admin API key and the user it acts as, for signing people out of the forum. */
   DISCOURSE_API_KEY: z.string().min(1).optional(),
   DISCOURSE_API_USERNAME: z.string().min(1).default("system"),
+  /**
+   * Issue #13: where the studio page finds the person's local licence helper (spec §7: localhost, port 30304). An
+   * origin only: http(s), no path, query or credentials; the pages' CSP lets the studio page connect to it alone.
+   */
+  LICENCE_HELPER_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(LICENCE_HELPER.defaultUrl)
+    .refine((value) => {
+      const url = new URL(value);
+      return url.origin === value.replace(/\/+$/u, "") && url.username === "" && url.password === "";
+    }, "must be an origin such as http://localhost:30304 (no path, query or credentials)"),
 });
 
 export interface Config {
@@ -117,6 +129,8 @@ export interface Config {
   linkedSessions: boolean;
   /** TRIAL_PRODUCT_CODE (issue #12). */
   trialProductCode: string;
+  /** LICENCE_HELPER_URL's origin (issue #13): the local licence helper the studio page calls. */
+  licenceHelperOrigin: string;
   /** The forum bridge (issue #13), on when DISCOURSE_URL and DISCOURSE_SECRET are both set. */
   discourse: DiscourseConfig | undefined;
 }
@@ -174,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botCheck: botCheck(e),
     linkedSessions: e.LINKED_SESSIONS === "true",
     trialProductCode: e.TRIAL_PRODUCT_CODE,
+    licenceHelperOrigin: new URL(e.LICENCE_HELPER_URL).origin,
     discourse: discourse(e),
   };
 }

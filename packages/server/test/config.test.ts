@@ -21,6 +21,16 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ ...base(), DATABASE_URL: "mysql://x" })).toThrowError(/DATABASE_URL: must be sqlite/u);
   });
 
+  it("takes LICENCE_HELPER_URL as an origin only (issue #13)", () => {
+    expect(loadConfig(base()).licenceHelperOrigin).toBe("http://localhost:30304");
+    expect(loadConfig({ ...base(), LICENCE_HELPER_URL: "http://127.0.0.1:4000/" }).licenceHelperOrigin).toBe(
+      "http://127.0.0.1:4000",
+    );
+    for (const bad of ["ftp://localhost:1", "http://localhost:1/activate", "http://a:b@localhost:1", "localhost:1"]) {
+      expect(() => loadConfig({ ...base(), LICENCE_HELPER_URL: bad }), bad).toThrowError(/LICENCE_HELPER_URL/u);
+    }
+  });
+
   it("requires SMTP_URL in production, where no dev mailbox would hold the mail", () => {
     const production = { ...base(), SESSION_SECRET: "s".repeat(32), NODE_ENV: "production" };
     expect(() => loadConfig(production)).toThrowError(/SMTP_URL: required in production/u);

@@ -31,7 +31,7 @@ export interface OidcServer {
  */
 export async function startOidcServer(
   clients: unknown[],
-  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+  options: { databaseUrl?: string; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
 ): Promise<OidcServer> {
   const dir = tempDir();
   const web = join(dir, "web");
@@ -51,7 +51,7 @@ export async function startOidcServer(
     CLIENTS_FILE: clientsFile,
     ...options.env,
   });
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : { logger: false });
   await app.listen({ port, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
   return { app, url, issuer: `${url}/oidc`, databaseUrl, close: () => app.close() };

@@ -18,6 +18,7 @@ function firstPartSources(): string[] {
     "register",
     "service",
     "social",
+    "studio",
     "trial",
     "forum",
   ];

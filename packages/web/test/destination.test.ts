@@ -66,6 +66,22 @@ describe("where sign-in continues (spec §4)", () => {
     expect(isInternal("https://www.gatehouse.example/", "http://localhost:8080")).toBe(false);
   });
 
+  it("leaves the app for the gateway's navigations, which the server answers (issue #13)", () => {
+    for (const address of [
+      "/api/studio/complete",
+      "http://localhost:8080/api/studio/complete",
+      "/API/studio/complete",
+      "/api",
+      "/api/legacy_token?continue=x",
+    ]) {
+      expect(isInternal(address, "http://localhost:8080"), address).toBe(false);
+    }
+    expect(isInternal("/apix/screen", "http://localhost:8080")).toBe(true);
+    expect(isInternal("/register/trimble/complete", "http://localhost:8080")).toBe(true);
+    // The studio's continuation: a signed-in visitor of the login page goes there with a full page load.
+    expect(destinationWhenSignedIn("/api/studio/complete", policy)).toBe("http://localhost:8080/api/studio/complete");
+  });
+
   it.each([
     "/..//evil.example/",
     "/a/../..//evil.example/",

@@ -290,6 +290,18 @@ export const api = {
     statuses: [302, 400],
   }),
   /**
+   * Our addition (issue #13), a browser navigation, so every outcome is a redirect: the end of the studio sign-in
+   * (`/trimble/login`). A signed-in person goes to `/register/trimble/complete?access_token=<JWT for the API>`, a
+   * person owing a step through sign-in first, a visitor back to `/trimble/login`.
+   */
+  studioComplete: defineEndpoint({
+    method: "GET",
+    path: "/studio/complete",
+    rateLimit: "studioToken",
+    answer: s.Empty,
+    statuses: [302],
+  }),
+  /**
    * Our additions (issue #10 §5), browser navigations between brand hosts, each answered by a redirect: the host
    * that wants the session starts (`from` is the host that has it), that host gives a code, the first redeems it.
    */

@@ -10,11 +10,12 @@ import {
   isBrandId,
   isLanguage,
   type Language,
+  ROUTES,
   SOCIAL_PLATFORMS,
   type SocialPlatform,
   UI_PATHS,
 } from "@gatehouse/contract";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
 import { type Config, isLinkedBrandHost, siteOf } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
 import { tokenOrigins } from "../oidc/legacy.ts";
@@ -22,6 +23,7 @@ import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
 import { BRAND_HEAD, brandHeads, NOT_FOUND_PAGE, pageTemplates, readPreloads } from "./host-head.ts";
 import { sendPage } from "./page-cache.ts";
+import { pageCsp } from "./page-headers.ts";
 import { mayBeSignInPopup, POPUP_OPENER_POLICY } from "./popup-pages.ts";
 
 const PLACEHOLDER = "<!--gatehouse-settings-->";
@@ -32,11 +34,6 @@ const PLACEHOLDER = "<!--gatehouse-settings-->";
  */
 export function gatewayFor(config: Pick<Config, "gatewayUrl">): string {
   return config.gatewayUrl ?? "/api";
-}
-
-/** The page's CSP connect-src: its own origin, and a separate gateway's origin when one is configured. */
-export function connectSources(config: Pick<Config, "gatewayUrl">): string[] {
-  return config.gatewayUrl ? ["'self'", new URL(config.gatewayUrl).origin] : ["'self'"];
 }
 
 /** A mailed link's language (`?lang=`, mail/links.ts): the page opens in the language the mail was written in. */
@@ -68,6 +65,7 @@ export function hostSettings(request: FastifyRequest, config: Config): HostSetti
     language: linkLanguage(query) ?? pageLanguage(request, config, returnTo),
     country: visitorCountry(request, config),
     trialProductCode: config.trialProductCode,
+    licenceHelperUrl: config.licenceHelperOrigin,
     botCheck:
       config.botCheck.provider === "altcha"
         ? { provider: "altcha" }
@@ -104,6 +102,25 @@ const providersByConfig = new WeakMap<Config["idps"], ReturnType<typeof provider
 function settingsScript(settings: HostSettings): string {
   const json = JSON.stringify(settings).replaceAll("<", "\\u003c");
   return `<script id="${HOST_SETTINGS_ELEMENT_ID}" type="application/json">${json}</script>`;
+}
+
+/**
+ * Per-page differences of the document headers (issue #13): the studio's completion page may connect to the local
+ * licence helper (LICENCE_HELPER_URL's origin, and no other page may); the studio's sign-in page is kept out of
+ * search engines (spec §2 "noindexed"), by header since the HTML is shared by every route.
+ */
+function pageOptions(path: string, config: Config): RouteShorthandOptions {
+  if (path === ROUTES.SKETCHUP_LOGIN_COMPLETE.path) {
+    return { helmet: { contentSecurityPolicy: pageCsp(config, [config.licenceHelperOrigin]) } };
+  }
+  if (path === ROUTES.SKETCHUP_LOGIN.path) {
+    return {
+      onRequest: async (_request, reply) => {
+        reply.header("x-robots-tag", "noindex");
+      },
+    };
+  }
+  return {};
 }
 
 /** Requests for the compressed forms themselves: the files are served under their own names only. */
@@ -151,7 +168,7 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
     return sendPage(request, reply.code(status), html);
   };
 
-  for (const path of new Set(UI_PATHS)) app.get(path, page(path, 200));
+  for (const path of new Set(UI_PATHS)) app.get(path, pageOptions(path, config), page(path, 200));
 
   app.setNotFoundHandler(async (request, reply) => {
     if (request.url.startsWith("/api/") || request.url === "/api" || request.method !== "GET") {

@@ -1,15 +1,16 @@
 import { hkdfSync } from "node:crypto";
-import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
+import { OIDC_API_RESOURCE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
 import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
+import { apiResourceServer } from "./api-token.ts";
 import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { OIDC_SCOPES } from "./interaction.ts";
-import { ACCESS_TOKEN_ALG, type PrivateJwk } from "./keys.ts";
+import type { PrivateJwk } from "./keys.ts";
 import { legacyResourceServer, webClient } from "./legacy.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
 import { interactionsPolicy } from "./policy.ts";
@@ -131,14 +132,8 @@ export function buildProvider(options: {
             if (!legacy) throw new errors.InvalidTarget();
             return legacy;
           }
-          return {
-            scope: OIDC_API_SCOPE,
-            audience: OIDC_API_RESOURCE,
-            accessTokenTTL: OIDC_TTL_S.accessToken,
-            // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
-            accessTokenFormat: "jwt",
-            jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
-          };
+          // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
+          return apiResourceServer();
         },
       },
     },

@@ -25,6 +25,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/corporate/{CorporateLogin,CorporateLoginError}.tsx",
   "../screens/trial/{EmailCheck,EmailConfirm,TrialLogin,TrialRegister,TrialRegisterSuccess,ExpiredLink,TrialRecover}.tsx",
   "../screens/forum/DiscourseLogin.tsx",
+  "../screens/studio/{TrimbleLogin,StudioComplete}.tsx",
 ]);
 
 /** Paths compare as React Router compared them: case-insensitive, a trailing slash ignored. */

@@ -40,4 +40,6 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   TRIAL_EXPIRED_LINK: "trial/ExpiredLink",
   TRIAL_PASSWORD_RECOVER: "trial/TrialRecover",
   DISCOURSE_LOGIN: "forum/DiscourseLogin",
+  SKETCHUP_LOGIN: "studio/TrimbleLogin",
+  SKETCHUP_LOGIN_COMPLETE: "studio/StudioComplete",
 };

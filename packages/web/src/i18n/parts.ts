@@ -33,6 +33,7 @@ export const LATER_SECTIONS: readonly string[] = [
   "corporateLoginError",
   "trial",
   "forum",
+  "studio",
 ];
 
 /**

@@ -52,14 +52,19 @@ export function landingPage(brand: Brand): string {
   return brand.traits.authenticationCompletePage ? routeUrl("LOGIN_SUCCESS") : brand.links.home;
 }
 
+/** The gateway's own paths on every host (ARCHITECTURE.md): served by the server, never by the web app. */
+const GATEWAY_PATH = /^\/api(?:\/|$)/iu;
+
 /**
  * Same-origin destinations go through the router; others leave the app. The router is handed the part after our
  * origin, so a destination whose path would read as another host there ("http://self//host" → "//host") is not
- * internal: the browser loads the absolute address instead of the router hanging on it (ASVS 5.1.5).
+ * internal: the browser loads the absolute address instead of the router hanging on it (ASVS 5.1.5). The
+ * gateway's navigations (`/api/studio/complete`, `/api/legacy_token`: redirects) are no screen of the app either:
+ * the browser loads them.
  */
 export function isInternal(destination: string, selfOrigin: string): boolean {
   const url = new URL(destination, selfOrigin);
-  if (url.origin !== selfOrigin) return false;
+  if (url.origin !== selfOrigin || GATEWAY_PATH.test(url.pathname)) return false;
   return new URL(`${url.pathname}${url.search}${url.hash}`, selfOrigin).href === url.href;
 }
 

@@ -1,0 +1,100 @@
+import { Writable } from "node:stream";
+import { OIDC_API_RESOURCE, OIDC_API_SCOPE } from "@gatehouse/contract";
+import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Browser, createPerson, type OidcServer, readJson, startOidcServer } from "./oidc-harness.ts";
+
+/** GET /api/studio/complete (issue #13): the end of the studio sign-in, a redirect for every outcome. */
+describe("GET /api/studio/complete", () => {
+  let server: OidcServer;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    server = await startOidcServer([], { env: { LOG_LEVEL: "info" }, logStream });
+  });
+  afterAll(() => server.close());
+
+  const complete = (browser: Browser) => browser.get("/api/studio/complete");
+  const where = (answer: { headers: Headers }) => new URL(String(answer.headers.get("location")), server.url);
+
+  it("sends a visitor back to the studio sign-in, with no token", async () => {
+    const answer = await complete(new Browser(server));
+    expect(answer.status).toBe(302);
+    expect(where(answer).href).toBe(`${server.url}/trimble/login`);
+  });
+
+  it("gives a signed-in person an API token for their licence helper, on the complete page", async () => {
+    const person = await createPerson(server.app);
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    const answer = await complete(browser);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    const location = where(answer);
+    expect(location.pathname).toBe("/register/trimble/complete");
+    const token = String(location.searchParams.get("access_token"));
+
+    const jwks = createLocalJWKSet((await readJson(await fetch(`${server.issuer}/jwks`))) as JSONWebKeySet);
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+      issuer: server.issuer,
+      audience: OIDC_API_RESOURCE,
+      typ: "at+jwt",
+    });
+    expect(payload.sub).toBe(person.id);
+    expect(payload.scope).toBe(OIDC_API_SCOPE);
+    expect(protectedHeader.alg).toBe("ES256");
+    // The provider's usual lifetime (OIDC_TTL_S.accessToken: an hour).
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(3600);
+
+    // The log holds neither this request's token nor the complete page's when the browser opens it.
+    await browser.get(`${location.pathname}${location.search}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const logged = lines.join("");
+    expect(logged).toContain("/api/studio/complete");
+    expect(logged).toContain("/register/trimble/complete?access_token=REDACTED");
+    expect(logged).not.toContain(token);
+    expect(logged).not.toContain(token.split(".")[2]);
+  });
+
+  it("sends a person who owes a password change through sign-in, then back here", async () => {
+    const person = await createPerson(server.app, { requirePasswordUpdate: true });
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    const answer = await complete(browser);
+    expect(answer.status).toBe(302);
+    const location = where(answer);
+    expect(location.pathname).toBe("/");
+    expect(location.searchParams.get("return_to")).toBe("/api/studio/complete");
+    expect(location.searchParams.has("access_token")).toBe(false);
+  });
+});
+
+describe("the studio pages' headers", () => {
+  let server: OidcServer;
+  beforeAll(async () => {
+    server = await startOidcServer([], { env: { LICENCE_HELPER_URL: "http://127.0.0.1:39999" } });
+  });
+  afterAll(() => server.close());
+
+  it("let only the complete page connect to the licence helper, and keep /trimble/login out of search engines", async () => {
+    const completePage = await fetch(`${server.url}/register/trimble/complete`);
+    expect(completePage.headers.get("content-security-policy")).toMatch(
+      /connect-src 'self' http:\/\/127\.0\.0\.1:39999;/u,
+    );
+    const settings = (await completePage.text()).match(/"licenceHelperUrl":"([^"]+)"/u)?.[1];
+    expect(settings).toBe("http://127.0.0.1:39999");
+    const signIn = await fetch(`${server.url}/trimble/login`);
+    expect(signIn.headers.get("x-robots-tag")).toBe("noindex");
+    expect(signIn.headers.get("content-security-policy")).not.toContain("39999");
+    const login = await fetch(`${server.url}/`);
+    expect(login.headers.get("content-security-policy")).toMatch(/connect-src 'self';/u);
+    expect(login.headers.get("x-robots-tag")).toBeNull();
+  });
+});

@@ -1,0 +1,163 @@
+import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { gateway } from "../../api/index.ts";
+import { useApp } from "../../app/context.tsx";
+import { Layout } from "../../app/Layout.tsx";
+import { Link } from "../../app/routing.tsx";
+import { usePageTitle } from "../../app/title.ts";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button, buttonClass } from "../../ui/Button.tsx";
+import { Spinner } from "../../ui/Spinner.tsx";
+import { activate, activationUrl, blocksLocalHelper, callHelper, type Outcome, sleep } from "./licence.ts";
+import styles from "./Studio.module.css";
+import { useStudioToken } from "./token.ts";
+
+type Phase = { kind: "activating"; waiting: boolean } | Outcome;
+type Profile = AnswerOf<typeof api.profile>;
+
+/**
+ * /register/trimble/complete?access_token=… (spec §2 SKETCHUP_LOGIN_COMPLETE, issue #13): the linked account's name
+ * and address, and the licence activated in the person's local helper with the token (spec §7, §9). It does not
+ * fetch the session (spec §2); the account comes from GET /account/profile, and the page goes without it when that
+ * fails (the activation needs only the token). Safari cannot call the helper: it gets the helper's link instead.
+ */
+export default function StudioComplete() {
+  const { brand, settings } = useApp();
+  const { t } = useTranslation();
+  usePageTitle(t("titles.licenceActivation"));
+  const token = useStudioToken();
+  const [manual] = useState(() => blocksLocalHelper(navigator.userAgent));
+  const [phase, setPhase] = useState<Phase>({ kind: "activating", waiting: false });
+  const [profile, setProfile] = useState<Profile>();
+  const running = useRef(false);
+
+  const start = async () => {
+    if (!token || manual || running.current) return;
+    running.current = true;
+    setPhase({ kind: "activating", waiting: false });
+    const outcome = await activate(settings.licenceHelperUrl, token, {
+      attempt: callHelper,
+      wait: sleep,
+      onTry: (result) => {
+        if (result.kind === "temporary") setPhase({ kind: "activating", waiting: true });
+      },
+    });
+    running.current = false;
+    setPhase(outcome);
+  };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the page opens with its token.
+  useEffect(() => {
+    if (!token) return;
+    gateway()
+      .call(api.profile)
+      .then(setProfile)
+      .catch(() => setProfile(undefined));
+    void start();
+  }, []);
+
+  const support = (
+    <p className={styles.support}>
+      {t("studio.support")} <a href={brand.links.support}>{t("studio.contactSupport")}</a>
+    </p>
+  );
+
+  const identity = profile ? (
+    <div className={styles.identity}>
+      <p className={styles.label}>{t("studio.account")}</p>
+      <p className={styles.name}>{`${profile.firstName} ${profile.lastName}`.trim()}</p>
+      <p className={styles.email}>{profile.email}</p>
+    </div>
+  ) : null;
+
+  if (!token) {
+    return (
+      <Layout>
+        <h1>{t("studio.failedHeading")}</h1>
+        <Alert kind="error">{t("studio.noToken")}</Alert>
+        {support}
+        <div className={styles.actions}>
+          <Link className={buttonClass} to={routeUrl("SKETCHUP_LOGIN")}>
+            {t("studio.signInAgain")}
+          </Link>
+        </div>
+      </Layout>
+    );
+  }
+
+  if (manual) {
+    return (
+      <Layout>
+        <h1>{t("studio.manualHeading")}</h1>
+        {identity}
+        <p>{t("studio.manualBody")}</p>
+        <div className={styles.actions}>
+          <a className={buttonClass} href={activationUrl(settings.licenceHelperUrl, token, true)}>
+            {t("studio.manualLink")}
+          </a>
+        </div>
+        {support}
+      </Layout>
+    );
+  }
+
+  const tryAgain = (
+    <div className={styles.actions}>
+      <Button onClick={() => void start()}>{t("studio.tryAgain")}</Button>
+    </div>
+  );
+
+  switch (phase.kind) {
+    case "activating":
+      return (
+        <Layout>
+          <h1>{phase.waiting ? t("studio.busyHeading") : t("studio.activatingHeading")}</h1>
+          {identity}
+          <Spinner layout="inline" label={phase.waiting ? t("studio.waiting") : t("studio.activating")} />
+        </Layout>
+      );
+    case "activated":
+      return (
+        <Layout>
+          <h1>{t("studio.successHeading")}</h1>
+          {identity}
+          <p role="status">{t("studio.successBody")}</p>
+          <div className={styles.actions}>
+            <a className={buttonClass} href={brand.links.learning}>
+              {t("studio.learn")}
+            </a>
+          </div>
+        </Layout>
+      );
+    case "busy":
+      return (
+        <Layout>
+          <h1>{t("studio.busyHeading")}</h1>
+          {identity}
+          <Alert kind="info">{t("studio.busyBody")}</Alert>
+          {tryAgain}
+          {support}
+        </Layout>
+      );
+    case "failed":
+      return (
+        <Layout>
+          <h1>{t("studio.failedHeading")}</h1>
+          {identity}
+          <Alert kind="error">{t("studio.serverFailed", { message: phase.message })}</Alert>
+          {support}
+        </Layout>
+      );
+    case "unreachable":
+      return (
+        <Layout>
+          <h1>{t("studio.failedHeading")}</h1>
+          {identity}
+          <Alert kind="error">{t("studio.unreachable")}</Alert>
+          {tryAgain}
+          {support}
+        </Layout>
+      );
+  }
+}
