@@ -188,13 +188,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botCheck: botCheck(e),
     linkedSessions: e.LINKED_SESSIONS === "true",
     trialProductCode: e.TRIAL_PRODUCT_CODE,
-    licenceHelperOrigin: new URL(e.LICENCE_HELPER_URL).origin,
-    discourse: discourse(e),
+    licenceHelperOrigin: licenceHelper(e, production),
+    discourse: discourse(e, production),
   };
 }
 
+/**
+ * The licence helper is a program on the person's own computer (spec §7): in production its address must be a
+ * loopback one, so no configuration mistake sends people's access tokens to a host on the network.
+ */
+function licenceHelper(e: z.infer<typeof Env>, production: boolean): string {
+  const url = new URL(e.LICENCE_HELPER_URL);
+  if (production && !["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) {
+    throw new ConfigError(
+      "Invalid configuration:\n  LICENCE_HELPER_URL: must be on this computer (localhost, 127.0.0.1 or [::1]) in production",
+    );
+  }
+  return url.origin;
+}
+
 /** The forum bridge: both the address and the secret, or neither (one alone is a mistake worth stopping for). */
-function discourse(e: z.infer<typeof Env>): DiscourseConfig | undefined {
+function discourse(e: z.infer<typeof Env>, production: boolean): DiscourseConfig | undefined {
   if (!e.DISCOURSE_URL && !e.DISCOURSE_SECRET) return undefined;
   if (!e.DISCOURSE_URL || !e.DISCOURSE_SECRET) {
     throw new ConfigError("Invalid configuration:\n  DISCOURSE_URL and DISCOURSE_SECRET: set both, or neither");
@@ -204,6 +218,10 @@ function discourse(e: z.infer<typeof Env>): DiscourseConfig | undefined {
     throw new ConfigError(
       "Invalid configuration:\n  DISCOURSE_URL: must be the forum's origin (no path, query or user)",
     );
+  }
+  // The admin API key travels to this origin with every sign-out (ASVS 12.1.1: TLS for every external connection).
+  if (production && url.protocol !== "https:") {
+    throw new ConfigError("Invalid configuration:\n  DISCOURSE_URL: must be https in production");
   }
   return {
     origin: url.origin,

@@ -31,6 +31,32 @@ describe("configuration from the environment", () => {
     }
   });
 
+  it("keeps the licence helper on this computer and the forum on https in production", () => {
+    const production = {
+      ...base(),
+      SESSION_SECRET: "s".repeat(32),
+      NODE_ENV: "production",
+      SMTP_URL: "smtp://mail.example.com:587",
+    };
+    expect(() => loadConfig({ ...production, LICENCE_HELPER_URL: "https://helper.example.com" })).toThrowError(
+      /LICENCE_HELPER_URL: must be on this computer/u,
+    );
+    expect(loadConfig({ ...production, LICENCE_HELPER_URL: "http://127.0.0.1:30304" }).licenceHelperOrigin).toBe(
+      "http://127.0.0.1:30304",
+    );
+    const forum = { DISCOURSE_SECRET: "0123456789abcdef" };
+    expect(() => loadConfig({ ...production, ...forum, DISCOURSE_URL: "http://forum.example.com" })).toThrowError(
+      /DISCOURSE_URL: must be https in production/u,
+    );
+    expect(loadConfig({ ...production, ...forum, DISCOURSE_URL: "https://forum.example.com" }).discourse?.origin).toBe(
+      "https://forum.example.com",
+    );
+    // Outside production a developer's forum stand-in runs on plain http.
+    expect(loadConfig({ ...base(), ...forum, DISCOURSE_URL: "http://127.0.0.1:8095" }).discourse?.origin).toBe(
+      "http://127.0.0.1:8095",
+    );
+  });
+
   it("requires SMTP_URL in production, where no dev mailbox would hold the mail", () => {
     const production = { ...base(), SESSION_SECRET: "s".repeat(32), NODE_ENV: "production" };
     expect(() => loadConfig(production)).toThrowError(/SMTP_URL: required in production/u);
