@@ -196,12 +196,16 @@ describe("each answer of the licence helper", () => {
     await context.close();
   });
 
-  it("an invalid token: the helper's own refusal, 'Failed to obtain access token'", async () => {
+  it("a forged token (the person's claims, a wrong signature): the helper's own refusal", async () => {
     helper.setMode("success");
+    const { page, context } = await signedIn();
+    const address = new URL(await tokenAddress(page), service.baseUrl);
+    const [head, claims] = String(address.searchParams.get("access_token")).split(".");
+    const forged = `${head}.${claims}.${"A".repeat(86)}`;
     const calls = newCalls();
-    const { page, context } = await open(`${COMPLETE}?access_token=not.a.token`);
+    await page.goto(`${COMPLETE}?access_token=${forged}`);
     await page.getByText("License server activation failed: Failed to obtain access token").waitFor();
-    expect(calls()).toMatchObject([{ token: "not.a.token", valid: false, noredirect: true }]);
+    expect(calls()).toMatchObject([{ token: forged, valid: false, noredirect: true }]);
     await context.close();
   });
 
@@ -259,6 +263,30 @@ describe("each answer of the licence helper", () => {
     await page.getByRole("link", { name: "Contact support" }).waitFor();
     expect(calls()).toEqual([]);
     await context.close();
+  });
+
+  it("someone else's link: nothing activated, and the person is told whose it is not", async () => {
+    // The attacker makes a link for their own account and sends it to a signed-in person.
+    const attacker = await signedIn();
+    const address = await tokenAddress(attacker.page);
+    await attacker.context.close();
+    const victim = await signedIn();
+    const calls = newCalls();
+    await victim.page.goto(address);
+    await heading(victim.page, "Licence activation failed");
+    await victim.page.getByText("This activation link was made for another account.", { exact: false }).waitFor();
+    await victim.page.getByRole("link", { name: "Sign in again" }).waitFor();
+    expect(victim.page.url()).not.toContain("access_token");
+    expect(await victim.page.getByText(attacker.email).count()).toBe(0);
+    expect(calls()).toEqual([]);
+    await victim.context.close();
+
+    // Opened with nobody signed in, the link activates nothing either.
+    const signedOut = await open(address);
+    await heading(signedOut.page, "Licence activation failed");
+    await signedOut.page.getByText("Your session has ended.", { exact: false }).waitFor();
+    expect(calls()).toEqual([]);
+    await signedOut.context.close();
   });
 
   it("Safari: a manual activation link, and no call to the helper", async () => {

@@ -2,7 +2,7 @@
  * The licence-helper stand-in (issue #13): a small HTTP program answering as the vendor's desktop licence helper
  * does on the person's machine (spec §7, ARCHITECTURE.md "Licence helper"), for the tests and for developers
  * (`npm run licence-helper`). `GET /activate?access_token=…&noredirect=1` verifies the token as the real helper
- * would — a JWT of the gateway's provider, checked with its `/oidc/jwks`, whose audience is the brands' API — and
+ * would — a JWT of the gateway's provider, checked with its `/oidc/jwks`, whose audience is the licence resource (urn:gatehouse:licence) — and
  * answers by its mode: `success` (200), `temporary` (the spec's error object with `temporary: true`, for the first
  * few calls, then success), `failure` (an error object), `slow` (no answer at all: the page's 10 s timeout runs
  * out). Not starting it is the fifth case: nothing listening.
@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { LICENCE_HELPER, OIDC_API_RESOURCE } from "@gatehouse/contract";
+import { LICENCE_HELPER, LICENCE_RESOURCE } from "@gatehouse/contract";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 
 export const LICENCE_HELPER_MODES = ["success", "temporary", "failure", "slow"] as const;
@@ -112,7 +112,7 @@ export async function startLicenceHelper(options: LicenceHelperOptions): Promise
         throw error;
       });
       const { issuer, keys } = await verifier;
-      const { payload } = await jwtVerify(token, keys, { issuer, audience: OIDC_API_RESOURCE, typ: "at+jwt" });
+      const { payload } = await jwtVerify(token, keys, { issuer, audience: LICENCE_RESOURCE, typ: "at+jwt" });
       return payload.sub ?? undefined;
     } catch {
       return undefined;

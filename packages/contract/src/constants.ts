@@ -158,6 +158,13 @@ export const OIDC_TTL_S = {
 export const OIDC_API_RESOURCE = "urn:gatehouse:api";
 export const OIDC_API_SCOPE = "api";
 /**
+ * Issue #13: the licence helper's token is for licence activation alone — its own audience and scope, five minutes —
+ * since it travels through the address bar to whatever listens on the person's loopback port.
+ */
+export const LICENCE_RESOURCE = "urn:gatehouse:licence";
+export const LICENCE_SCOPE = "licence:activate";
+export const LICENCE_TOKEN_TTL_S = 5 * 60;
+/**
  * The legacy flow of spec §4 (issue #10 §3): the web app is itself a public client of the provider ("gatehouse",
  * code + PKCE, its callback on every brand host), and hands the access token it gets to a legacy site's return
  * address. The state cookie is the spec's (§9: Secure over https, SameSite=Lax); it lives as long as a sign-in may

@@ -59,6 +59,8 @@ export const ERROR_STATUS = {
   discourse_return_url_invalid: 400,
   /** Issue #13: this nonce was answered already (a replayed DiscourseConnect request). */
   discourse_nonce_used: 400,
+  /** Issue #13: the licence token on the studio's completion page is not the signed-in person's. */
+  studio_token_mismatch: 403,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { OIDC_API_RESOURCE, OIDC_API_SCOPE } from "@gatehouse/contract";
+import { LICENCE_RESOURCE, LICENCE_SCOPE, LICENCE_TOKEN_TTL_S } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, createPerson, type OidcServer, readJson, startOidcServer } from "./oidc-harness.ts";
@@ -29,7 +29,7 @@ describe("GET /api/studio/complete", () => {
     expect(where(answer).href).toBe(`${server.url}/trimble/login`);
   });
 
-  it("gives a signed-in person an API token for their licence helper, on the complete page", async () => {
+  it("gives a signed-in person a licence token for their licence helper, on the complete page", async () => {
     const person = await createPerson(server.app);
     const browser = new Browser(server);
     await browser.signIn(person.email);
@@ -44,14 +44,15 @@ describe("GET /api/studio/complete", () => {
     const jwks = createLocalJWKSet((await readJson(await fetch(`${server.issuer}/jwks`))) as JSONWebKeySet);
     const { payload, protectedHeader } = await jwtVerify(token, jwks, {
       issuer: server.issuer,
-      audience: OIDC_API_RESOURCE,
+      audience: LICENCE_RESOURCE,
       typ: "at+jwt",
     });
     expect(payload.sub).toBe(person.id);
-    expect(payload.scope).toBe(OIDC_API_SCOPE);
+    // Licence activation alone, for five minutes: no token for the brands' API (urn:gatehouse:api).
+    expect(payload.scope).toBe(LICENCE_SCOPE);
+    expect(payload.aud).toBe(LICENCE_RESOURCE);
     expect(protectedHeader.alg).toBe("ES256");
-    // The provider's usual lifetime (OIDC_TTL_S.accessToken: an hour).
-    expect(Number(payload.exp) - Number(payload.iat)).toBe(3600);
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(LICENCE_TOKEN_TTL_S);
 
     // The log holds neither this request's token nor the complete page's when the browser opens it.
     await browser.get(`${location.pathname}${location.search}`);
@@ -61,6 +62,52 @@ describe("GET /api/studio/complete", () => {
     expect(logged).toContain("/register/trimble/complete?access_token=REDACTED");
     expect(logged).not.toContain(token);
     expect(logged).not.toContain(token.split(".")[2]);
+  });
+
+  it("mints nothing for a navigation another site started (a link or form elsewhere)", async () => {
+    const person = await createPerson(server.app);
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    const answer = await browser.get("/api/studio/complete", { "sec-fetch-site": "cross-site" });
+    expect(answer.status).toBe(302);
+    expect(where(answer).href).toBe(`${server.url}/trimble/login`);
+    // Our own pages' navigation, and one typed in, are served.
+    for (const site of ["same-origin", "none"]) {
+      const own = await browser.get("/api/studio/complete", { "sec-fetch-site": site });
+      expect(where(own).searchParams.has("access_token"), site).toBe(true);
+    }
+  });
+
+  it("tells the complete page whose token it holds, only when it is the signed-in person's", async () => {
+    const owner = await createPerson(server.app);
+    const ownerBrowser = new Browser(server);
+    await ownerBrowser.signIn(owner.email);
+    const token = String(where(await complete(ownerBrowser)).searchParams.get("access_token"));
+    const account = await ownerBrowser.get("/api/studio/account", { authorization: `Bearer ${token}` });
+    expect(account.json).toEqual({ name: "Ann Lee", email: owner.email });
+
+    // Someone else's browser handed the owner's link: refused, and nothing tells whose it is.
+    const other = await createPerson(server.app);
+    const victim = new Browser(server);
+    await victim.signIn(other.email);
+    const refused = await victim.get("/api/studio/account", { authorization: `Bearer ${token}` });
+    expect([refused.status, refused.json.error_code]).toEqual([403, "studio_token_mismatch"]);
+    expect(refused.text).not.toContain(owner.email);
+    for (const header of [undefined, "Bearer", "Bearer not-a-jwt", `Basic ${token}`, `Bearer ${"a".repeat(5000)}`]) {
+      const odd = await victim.get("/api/studio/account", header ? { authorization: header } : {});
+      expect(odd.status, String(header).slice(0, 20)).toBe(403);
+    }
+    // A token of the person for another audience (an API token) is not a licence token.
+    const [head, , sig] = token.split(".");
+    const apiClaims = Buffer.from(JSON.stringify({ sub: other.id, aud: "urn:gatehouse:api" })).toString("base64url");
+    const wrongAudience = await victim.get("/api/studio/account", {
+      authorization: `Bearer ${head}.${apiClaims}.${sig}`,
+    });
+    expect(wrongAudience.status).toBe(403);
+    // Nobody signed in: nothing to check the token against.
+    const anonymous = new Browser(server);
+    await anonymous.start();
+    expect((await anonymous.get("/api/studio/account", { authorization: `Bearer ${token}` })).status).toBe(401);
   });
 
   it("sends a person who owes a password change through sign-in, then back here", async () => {
@@ -85,6 +132,8 @@ describe("the studio pages' headers", () => {
 
   it("let only the complete page connect to the licence helper, and keep /trimble/login out of search engines", async () => {
     const completePage = await fetch(`${server.url}/register/trimble/complete`);
+    // Its address carries a token: never stored.
+    expect(completePage.headers.get("cache-control")).toBe("no-store");
     expect(completePage.headers.get("content-security-policy")).toMatch(
       /connect-src 'self' http:\/\/127\.0\.0\.1:39999;/u,
     );

@@ -302,6 +302,19 @@ export const api = {
     statuses: [302],
   }),
   /**
+   * Our addition (issue #13): the account a licence token belongs to, sent as `Authorization: Bearer`, answered only
+   * when it is the signed-in person's (403 `studio_token_mismatch` otherwise): the completion page activates nothing
+   * for a token someone else handed it.
+   */
+  studioAccount: defineEndpoint({
+    method: "GET",
+    path: "/studio/account",
+    answer: s.StudioAccountAnswer,
+    statuses: [200, 401, 403, 429],
+    session: "required",
+    rateLimit: "studioToken",
+  }),
+  /**
    * Our additions (issue #10 §5), browser navigations between brand hosts, each answered by a redirect: the host
    * that wants the session starts (`from` is the host that has it), that host gives a code, the first redeems it.
    */

@@ -274,3 +274,6 @@ export const DiscourseQuery = z.object({
   sso: z.string().check(z.minLength(1), z.maxLength(DISCOURSE_SSO_MAX)),
   sig: z.string().check(z.minLength(1), z.maxLength(DISCOURSE_SIG_MAX)),
 });
+
+/** Issue #13: whose licence the completion page activates. */
+export const StudioAccountAnswer = z.object({ name: z.string(), email: z.string() });

@@ -111,7 +111,14 @@ function settingsScript(settings: HostSettings): string {
  */
 function pageOptions(path: string, config: Config): RouteShorthandOptions {
   if (path === ROUTES.SKETCHUP_LOGIN_COMPLETE.path) {
-    return { helmet: { contentSecurityPolicy: pageCsp(config, [config.licenceHelperOrigin]) } };
+    return {
+      helmet: { contentSecurityPolicy: pageCsp(config, [config.licenceHelperOrigin]) },
+      // Its address carries a licence token: no copy of the page may be kept under it (ASVS 14.3.2).
+      onSend: async (_request, reply, payload) => {
+        reply.header("cache-control", "no-store").removeHeader("etag");
+        return payload;
+      },
+    };
   }
   if (path === ROUTES.SKETCHUP_LOGIN.path) {
     return {

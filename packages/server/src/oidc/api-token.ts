@@ -1,4 +1,12 @@
-import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, WEB_CLIENT_ID } from "@gatehouse/contract";
+import {
+  LICENCE_RESOURCE,
+  LICENCE_SCOPE,
+  LICENCE_TOKEN_TTL_S,
+  OIDC_API_RESOURCE,
+  OIDC_API_SCOPE,
+  OIDC_TTL_S,
+  WEB_CLIENT_ID,
+} from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { ResourceServer } from "oidc-provider";
 import { ACCESS_TOKEN_ALG } from "./keys.ts";
@@ -18,13 +26,27 @@ export function apiResourceServer(): ResourceServer {
 }
 
 /**
- * Issue #13: an access token for the brands' API minted for the signed-in person without a browser round trip
- * (as `mintLegacyToken` in legacy.ts), for the studio's licence helper. The provider's own flows never give the
- * web app's public client an API token (provider.ts); this one is minted by the gateway itself, for the person
- * whose gateway session asks, and travels only to their own machine's helper. A JWT is not stored, so it needs no
- * grant.
+ * Issue #13: the licence helper's resource server. Its token activates a licence and nothing else: its own audience
+ * and scope, which the brands' API refuses, and five minutes, since it passes through the address bar and the
+ * person's loopback port.
  */
-export async function mintApiToken(
+export function licenceResourceServer(): ResourceServer {
+  return {
+    scope: LICENCE_SCOPE,
+    audience: LICENCE_RESOURCE,
+    accessTokenTTL: LICENCE_TOKEN_TTL_S,
+    accessTokenFormat: "jwt",
+    jwt: { sign: { alg: ACCESS_TOKEN_ALG } },
+  };
+}
+
+/**
+ * Issue #13: a licence-activation token minted for the signed-in person without a browser round trip (as
+ * `mintLegacyToken` in legacy.ts), for the studio's licence helper, which verifies it with the provider's JWKS. It is
+ * minted by the gateway itself, for the person whose gateway session asks, and is no token for the brands' API. A
+ * JWT is not stored, so it needs no grant.
+ */
+export async function mintLicenceToken(
   provider: Provider,
   accountId: string,
 ): Promise<{ token: string; expiresIn: number } | undefined> {
@@ -35,8 +57,8 @@ export async function mintApiToken(
     accountId,
     client,
     gty: "studio_token",
-    scope: OIDC_API_SCOPE,
-    resourceServer: new provider.ResourceServer(OIDC_API_RESOURCE, apiResourceServer()),
+    scope: LICENCE_SCOPE,
+    resourceServer: new provider.ResourceServer(LICENCE_RESOURCE, licenceResourceServer()),
   } as ConstructorParameters<typeof provider.AccessToken>[0]);
-  return { token: await token.save(), expiresIn: OIDC_TTL_S.accessToken };
+  return { token: await token.save(), expiresIn: LICENCE_TOKEN_TTL_S };
 }

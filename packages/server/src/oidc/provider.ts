@@ -138,7 +138,8 @@ export function buildProvider(options: {
       },
     },
     ttl: {
-      AccessToken: OIDC_TTL_S.accessToken,
+      // A resource server's own lifetime when it has one (the licence token's five minutes), else the usual hour.
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? OIDC_TTL_S.accessToken,
       AuthorizationCode: OIDC_TTL_S.authorizationCode,
       IdToken: OIDC_TTL_S.idToken,
       Interaction: OIDC_TTL_S.interaction,

@@ -1,9 +1,13 @@
-import { api, routeUrl } from "@gatehouse/contract";
+import { api, LICENCE_RESOURCE, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { decodeJwt } from "jose";
 import { maySignInElsewhere } from "../accounts/finish-sign-in.ts";
+import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { mintApiToken } from "../oidc/api-token.ts";
+import { signedIn } from "../http/session.ts";
+import { mintLicenceToken } from "../oidc/api-token.ts";
 import type { Services } from "../services.ts";
+import { usersStore } from "../store/users.ts";
 
 /** The parameter the completion page reads its token from (spec §2 SKETCHUP_LOGIN_COMPLETE). */
 const TOKEN_PARAM = "access_token";
@@ -27,19 +31,45 @@ export async function studioRoutes(app: FastifyInstance, { services }: { service
   const selfPath = `/api${api.studioComplete.path}`;
 
   mount(app, api.studioComplete, async (request, reply) => {
+    // Minted only for a navigation the person made on our own pages (or typed): another site's link or form must not
+    // put a token into their browser's address bar, to be handed to their helper (login CSRF, ASVS 3.5.x).
+    if (request.headers["sec-fetch-site"] === "cross-site") {
+      return noTrace(reply).redirect(routeUrl("SKETCHUP_LOGIN"), 302);
+    }
     const session = await app.readSession(request);
     if (session?.pending_step) {
       return noTrace(reply).redirect(routeUrl("LOGIN", { return_to: selfPath }), 302);
     }
     if (!maySignInElsewhere(session)) return noTrace(reply).redirect(routeUrl("SKETCHUP_LOGIN"), 302);
-    let minted: Awaited<ReturnType<typeof mintApiToken>>;
+    let minted: Awaited<ReturnType<typeof mintLicenceToken>>;
     try {
-      minted = await mintApiToken(provider, session.user_id);
+      minted = await mintLicenceToken(provider, session.user_id);
     } catch (err) {
       request.log.error({ err }, "studio token not minted");
     }
     // Without a token the page says "Failed to obtain access token" (spec §8) with the support contact.
     if (!minted) return noTrace(reply).redirect(routeUrl("SKETCHUP_LOGIN_COMPLETE"), 302);
     return noTrace(reply).redirect(routeUrl("SKETCHUP_LOGIN_COMPLETE", { [TOKEN_PARAM]: minted.token }), 302);
+  });
+
+  // The completion page's check before it activates anything: the token it was handed must be the signed-in
+  // person's. The signature is the helper's to check (a forged token fails there); here only whose it says it is
+  // matters, so a link made by someone else cannot activate their account's licence in this person's helper.
+  mount(app, api.studioAccount, async (request) => {
+    const session = signedIn(request);
+    const bearer = /^Bearer ([\w.-]{1,4096})$/u.exec(request.headers.authorization ?? "")?.[1];
+    let claims: ReturnType<typeof decodeJwt> | undefined;
+    try {
+      claims = bearer ? decodeJwt(bearer) : undefined;
+    } catch {
+      claims = undefined;
+    }
+    const audience = [claims?.aud ?? []].flat();
+    if (!claims || claims.sub !== session.user_id || !audience.includes(LICENCE_RESOURCE)) {
+      throw new ApiError("studio_token_mismatch");
+    }
+    const user = await usersStore.findById(services.db, session.user_id);
+    if (!user) throw new ApiError("not_authenticated");
+    return { name: `${user.first_name} ${user.last_name}`.trim(), email: user.email };
   });
 }

@@ -13,7 +13,13 @@ import { ApiError, NetworkError, ServerError, UnexpectedAnswerError } from "./er
  * the person's consent first, issue #10): thrown to the caller. Any other
  * 403 means the session or its CSRF token went stale, and the page reloads to get fresh ones.
  */
-const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled", "sign_in_step_required", "consent_required"]);
+const HANDLED_FORBIDDEN = new Set([
+  "user_not_active",
+  "user_disabled",
+  "sign_in_step_required",
+  "consent_required",
+  "studio_token_mismatch",
+]);
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -32,6 +38,8 @@ export interface CallOptions<E> {
   params?: Record<string, string>;
   /** The query string of a GET (issue #13: the forum's request, handed on as it came). */
   query?: Record<string, string>;
+  /** A bearer token the call presents (issue #13: the studio's licence token, checked against the session). */
+  bearer?: string;
 }
 
 /** The typed gateway client: credentials, X-CSRF-Token, 30 s timeout, and the error mapping of spec §8. */
@@ -60,6 +68,7 @@ export function createApiClient(options: ApiClientOptions) {
     const language = options.language?.();
     if (language) headers["accept-language"] = language;
     if (callOptions.body !== undefined) headers["content-type"] = "application/json";
+    if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
 
     let response: Response;
     try {

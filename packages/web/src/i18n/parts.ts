@@ -42,6 +42,7 @@ export const LATER_SECTIONS: readonly string[] = [
  */
 export const LATER_ERRORS: readonly string[] = [
   "captcha_incorrect",
+  "studio_token_mismatch",
   "bot_check_failed",
   "email_conflict",
   "code_invalid",

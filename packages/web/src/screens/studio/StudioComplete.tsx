@@ -1,7 +1,7 @@
 import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { gateway } from "../../api/index.ts";
+import { ApiError, gateway } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { Link } from "../../app/routing.tsx";
@@ -13,14 +13,20 @@ import { activate, activationUrl, blocksLocalHelper, callHelper, type Outcome, s
 import styles from "./Studio.module.css";
 import { useStudioToken } from "./token.ts";
 
-type Phase = { kind: "activating"; waiting: boolean } | Outcome;
-type Profile = AnswerOf<typeof api.profile>;
+type Phase =
+  | { kind: "checking" }
+  | { kind: "notYours" }
+  | { kind: "signedOut" }
+  | { kind: "activating"; waiting: boolean }
+  | Outcome;
+type Account = AnswerOf<typeof api.studioAccount>;
 
 /**
  * /register/trimble/complete?access_token=… (spec §2 SKETCHUP_LOGIN_COMPLETE, issue #13): the linked account's name
  * and address, and the licence activated in the person's local helper with the token (spec §7, §9). It does not
- * fetch the session (spec §2); the account comes from GET /account/profile, and the page goes without it when that
- * fails (the activation needs only the token). Safari cannot call the helper: it gets the helper's link instead.
+ * fetch the session (spec §2). It first asks whose token it holds (GET /api/studio/account): only the signed-in
+ * person's own is used, so a link someone else made cannot activate their account's licence in this person's helper.
+ * Safari cannot call the helper: it gets the helper's link instead.
  */
 export default function StudioComplete() {
   const { brand, settings } = useApp();
@@ -28,12 +34,12 @@ export default function StudioComplete() {
   usePageTitle(t("titles.licenceActivation"));
   const token = useStudioToken();
   const [manual] = useState(() => blocksLocalHelper(navigator.userAgent));
-  const [phase, setPhase] = useState<Phase>({ kind: "activating", waiting: false });
-  const [profile, setProfile] = useState<Profile>();
+  const [phase, setPhase] = useState<Phase>({ kind: "checking" });
+  const [account, setAccount] = useState<Account>();
   const running = useRef(false);
 
   const start = async () => {
-    if (!token || manual || running.current) return;
+    if (!token || running.current) return;
     running.current = true;
     setPhase({ kind: "activating", waiting: false });
     const outcome = await activate(settings.licenceHelperUrl, token, {
@@ -51,10 +57,20 @@ export default function StudioComplete() {
   useEffect(() => {
     if (!token) return;
     gateway()
-      .call(api.profile)
-      .then(setProfile)
-      .catch(() => setProfile(undefined));
-    void start();
+      .call(api.studioAccount, { bearer: token })
+      .then((whose) => {
+        setAccount(whose);
+        if (manual) setPhase({ kind: "activating", waiting: false });
+        else void start();
+      })
+      .catch((error: unknown) => {
+        // Not this person's token, or nobody signed in to check it against: nothing is activated.
+        setPhase(
+          error instanceof ApiError && error.code === "studio_token_mismatch"
+            ? { kind: "notYours" }
+            : { kind: "signedOut" },
+        );
+      });
   }, []);
 
   const support = (
@@ -63,11 +79,11 @@ export default function StudioComplete() {
     </p>
   );
 
-  const identity = profile ? (
+  const identity = account ? (
     <div className={styles.identity}>
       <p className={styles.label}>{t("studio.account")}</p>
-      <p className={styles.name}>{`${profile.firstName} ${profile.lastName}`.trim()}</p>
-      <p className={styles.email}>{profile.email}</p>
+      <p className={styles.name}>{account.name}</p>
+      <p className={styles.email}>{account.email}</p>
     </div>
   ) : null;
 
@@ -82,6 +98,30 @@ export default function StudioComplete() {
             {t("studio.signInAgain")}
           </Link>
         </div>
+      </Layout>
+    );
+  }
+
+  if (phase.kind === "checking") {
+    return (
+      <Layout>
+        <h1>{t("studio.activatingHeading")}</h1>
+        <Spinner layout="inline" label={t("app.loading")} />
+      </Layout>
+    );
+  }
+
+  if (phase.kind === "notYours" || phase.kind === "signedOut") {
+    return (
+      <Layout>
+        <h1>{t("studio.failedHeading")}</h1>
+        <Alert kind="error">{t(phase.kind === "notYours" ? "studio.notYours" : "studio.signedOut")}</Alert>
+        <div className={styles.actions}>
+          <Link className={buttonClass} to={routeUrl("SKETCHUP_LOGIN")}>
+            {t("studio.signInAgain")}
+          </Link>
+        </div>
+        {support}
       </Layout>
     );
   }
