@@ -1,9 +1,14 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StandInForum, startStandInForum } from "../../../scripts/forum/stand-in.ts";
 import { createUser, deleteUser, disableUser } from "../src/accounts/users.ts";
+import { runAdmin } from "../src/admin/cli.ts";
+import { issueCode } from "../src/codes/codes.ts";
 import { auditStore } from "../src/store/audit.ts";
+import { openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
+import { sessionsStore } from "../src/store/sessions.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 import { createPerson, PASSWORD } from "./oidc-harness.ts";
 
@@ -14,6 +19,7 @@ import { createPerson, PASSWORD } from "./oidc-harness.ts";
  */
 const SECRET = "forum-shared-secret-0123";
 const API_KEY = "forum-admin-api-key";
+const NEW_PASSWORD = "Copper-Lantern-91!";
 
 const hmac = (text: string, secret = SECRET) => createHmac("sha256", secret).update(text).digest("hex");
 
@@ -265,6 +271,54 @@ describe("DiscourseConnect provider (issue #13)", () => {
     expect(logOutsOf(stranger.person.id)).toBe(0);
   });
 
+  it("signs account changes out of the forum once each, also when no gateway session was live", async () => {
+    const db = server.app.db;
+    const row = (id: string) => db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const jobsOf = async (id: string) =>
+      (await jobsStore.list(db, "forum_log_out")).filter((j) => JSON.parse(j.payload).externalId === id);
+    /** Signed in to the forum, then the gateway session ended as the sweeper ends an expired one. */
+    async function forumOnly() {
+      const { person, client } = await signedIn();
+      await forumUser(client);
+      await sessionsStore.deleteForUser(db, person.id);
+      return person;
+    }
+    const disabled = await forumOnly();
+    await disableUser(db, await row(disabled.id));
+    const deleted = await forumOnly();
+    await deleteUser(db, await row(deleted.id));
+    const reset = await forumOnly();
+    const resetCode = await issueCode(db, reset.id, "password_reset", PASSWORD_RESET_TTL_MS);
+    const anyone = await new Client(server.url).start();
+    expect((await anyone.post("/api/account/reset_password", { code: resetCode, password: NEW_PASSWORD })).status).toBe(
+      200,
+    );
+    const erased = await forumOnly();
+    const deletionCode = await issueCode(db, erased.id, "deletion", DELETION_TTL_MS);
+    expect((await anyone.post("/api/account/delete", { deletionCode })).status).toBe(200);
+    // A victim changing the password evicts whoever is in the forum; the session that changed it stays here.
+    const changed = await signedIn();
+    await forumUser(changed.client);
+    const change = await changed.client.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: NEW_PASSWORD,
+    });
+    expect(change.status).toBe(200);
+    expect((await changed.client.get("/api/session")).status).toBe(200);
+    // With a live session too, one event is one job (not the session end's and the account change's).
+    const live = await signedIn();
+    await forumUser(live.client);
+    await disableUser(db, await row(live.person.id));
+
+    const people = [disabled, deleted, reset, erased, changed.person, live.person];
+    for (const person of people) await expect.poll(() => logOutsOf(person.id), { timeout: 5000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const person of people) {
+      expect(logOutsOf(person.id)).toBe(1);
+      expect((await jobsOf(person.id)).map((j) => j.status)).toEqual(["done"]);
+    }
+  });
+
   it("retries through a forum outage until the sign-out arrives, and loses nothing", { timeout: 60_000 }, async () => {
     const { person, client } = await signedIn();
     await forumUser(client);
@@ -357,6 +411,38 @@ describe("admin-made accounts and the forum (issue #13)", () => {
       expect([plain.email_verified, vouched.email_verified]).toEqual([0, 1]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("the admin command line and the forum (issue #13)", () => {
+  it("queues the forum's sign-out on user:disable and user:delete, only with the bridge's API key", async () => {
+    const forumEnv = { DISCOURSE_URL: "http://localhost:9", DISCOURSE_SECRET: SECRET, DISCOURSE_API_KEY: API_KEY };
+    const base = { DATABASE_URL: `sqlite:${tempDir()}/cli-forum.db`, SESSION_SECRET: "s".repeat(32) };
+    const run = (env: Record<string, string>, ...argv: string[]) => runAdmin(argv, { ...base, ...env });
+    const password = ["--password", "correct horse battery"];
+    expect((await run({}, "user:create", "--email", "a@example.com", ...password)).code).toBe(0);
+    expect((await run({}, "user:create", "--email", "b@example.com", ...password)).code).toBe(0);
+    expect(
+      (
+        await run(
+          { DISCOURSE_URL: forumEnv.DISCOURSE_URL, DISCOURSE_SECRET: SECRET },
+          "user:disable",
+          "--email",
+          "b@example.com",
+        )
+      ).code,
+    ).toBe(0);
+    // No gateway session was ever live: the account change itself queues the job, for the gateway's worker.
+    expect((await run(forumEnv, "user:disable", "--email", "a@example.com")).code).toBe(0);
+    expect((await run(forumEnv, "user:delete", "--email", "a@example.com")).code).toBe(0);
+    const { db } = openDatabase(base.DATABASE_URL);
+    try {
+      const jobs = await jobsStore.list(db, "forum_log_out");
+      expect(jobs.map((j) => j.status)).toEqual(["pending", "pending"]);
+      expect(new Set(jobs.map((j) => j.payload)).size).toBe(1);
+    } finally {
+      await db.destroy();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { onAccessLost } from "../accounts/access-lost.ts";
 import type { DiscourseConfig } from "../config.ts";
 import { queueJob } from "../jobs/worker.ts";
 import { onSessionsEnded, type SessionEndReason } from "../sessions/ended.ts";
@@ -7,20 +8,13 @@ import type { Db } from "../store/db.ts";
 export const FORUM_LOG_OUT_JOB = "forum_log_out";
 
 /**
- * The ends of gateway sessions that mean "this person signed out or lost access" and so reach the forum: a
- * sign-out, disabling, deletion, and a password reset (whoever knew the old password is shut out everywhere).
- * Not a same-person sign-in replacing its session, an expiry (the forum keeps its own session length), nor a
- * password change, which keeps the session that made it.
+ * Only the person's own sign-out reaches the forum as a session end (a same-person sign-in replacing its session
+ * or an expiry does not: the forum keeps its own session length). Disabling, deletion, a password reset or set-up
+ * and a password change reach it as account changes (accounts/access-lost.ts), queued in their own transaction
+ * whether or not a gateway session was live — so their session ends are not queued again here.
  */
-const FORUM_SIGN_OUT_REASONS: ReadonlySet<SessionEndReason> = new Set([
-  "sign_out",
-  "disabled",
-  "deleted",
-  "password_reset",
-]);
-
 export function reachesForum(reason: SessionEndReason): boolean {
-  return FORUM_SIGN_OUT_REASONS.has(reason);
+  return reason === "sign_out";
 }
 
 /** Queues the forum's sign-out of an account (its external_id is the account id), run by the job worker. */
@@ -64,15 +58,27 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
 }
 
 /**
- * Sends the forum every sign-out that reaches it (issue #13), on any process that ends sessions on this database —
- * the gateway and the admin command line alike. The job is queued as the end is announced, right after the change
- * is committed and before the request that made it is answered; the worker of any node runs it.
+ * Sends the forum every sign-out that reaches it (issue #13), on any process that changes accounts or ends sessions
+ * on this database — the gateway and the admin command line alike — and only with the bridge and its API key set.
+ * A sign-out's job is queued as its end is announced, right after the change is committed; an account change's
+ * job is written in the change's own transaction (a crash cannot keep one without the other). The worker of any
+ * node runs it.
  */
 export function sendSignOutsToForum(db: Db, forum: DiscourseConfig | undefined, kick?: () => void): () => void {
   if (!forum?.api) return () => {};
-  return onSessionsEnded(db, async ({ userId, reason }) => {
+  const offEnded = onSessionsEnded(db, async ({ userId, reason }) => {
     if (!reachesForum(reason)) return;
     await queueForumLogOut(db, userId);
     kick?.();
   });
+  const offLost = onAccessLost(db, {
+    record: async (trx, userId, _loss, now) => {
+      await queueForumLogOut(trx, userId, now);
+    },
+    committed: () => kick?.(),
+  });
+  return () => {
+    offEnded();
+    offLost();
+  };
 }
