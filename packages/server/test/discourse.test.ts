@@ -1,10 +1,13 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StandInForum, startStandInForum } from "../../../scripts/forum/stand-in.ts";
 import { createUser, deleteUser, disableUser } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { issueCode } from "../src/codes/codes.ts";
+import { forumLogOut } from "../src/forum/sign-out.ts";
 import { auditStore } from "../src/store/audit.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
@@ -443,6 +446,47 @@ describe("the admin command line and the forum (issue #13)", () => {
       expect(new Set(jobs.map((j) => j.payload)).size).toBe(1);
     } finally {
       await db.destroy();
+    }
+  });
+});
+
+describe("the forum's answers to the sign-out job (issue #13)", () => {
+  it("reads at most 64 KiB of a user lookup: a larger answer fails (to be retried) and signs no one out", async () => {
+    const calls: string[] = [];
+    let answer: "small" | "declared" | "streamed" = "small";
+    const padding = "x".repeat(100 * 1024);
+    const forum = createServer((request, response) => {
+      calls.push(`${request.method} ${request.url}`);
+      if (request.method === "POST") return response.writeHead(200).end("{}");
+      const body = JSON.stringify({ user: { id: 7 }, ...(answer === "small" ? {} : { padding }) });
+      if (answer === "streamed") {
+        // No length said: chunk after chunk, as a hostile forum would go on.
+        response.writeHead(200, { "content-type": "application/json" });
+        for (let i = 0; i < body.length; i += 8192) response.write(body.slice(i, i + 8192));
+        return response.end();
+      }
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => forum.listen(0, "127.0.0.1", resolve));
+    const { port } = forum.address() as AddressInfo;
+    const logOut = forumLogOut({
+      origin: `http://127.0.0.1:${port}`,
+      secret: SECRET,
+      api: { key: API_KEY, username: "system" },
+    });
+    try {
+      for (const kind of ["declared", "streamed"] as const) {
+        answer = kind;
+        await expect(logOut({ externalId: "someone" })).rejects.toThrow(/larger than 65536 bytes/u);
+      }
+      expect(calls.filter((c) => c.startsWith("POST"))).toEqual([]);
+      answer = "small";
+      await logOut({ externalId: "someone" });
+      expect(calls.filter((c) => c.startsWith("POST"))).toEqual(["POST /admin/users/7/log_out"]);
+    } finally {
+      forum.closeAllConnections();
+      await new Promise((resolve) => forum.close(resolve));
     }
   });
 });

@@ -25,10 +25,40 @@ export function queueForumLogOut(db: Db, userId: string, now = Date.now()): Prom
 /** How long one call to the forum may take before it counts as failed (and is retried). */
 const FORUM_TIMEOUT_MS = 10_000;
 
+/** The most of a forum answer that is read: a user lookup is a few hundred bytes (its user's fields). */
+export const FORUM_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
+ * The body of an answer as text, read from its stream up to `max` bytes: a longer one (a misbehaving or hostile
+ * forum, or something between) is cancelled and throws, so the job is retried later instead of holding memory.
+ */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > max) {
+    await response.body?.cancel();
+    throw new Error(`forum answer larger than ${max} bytes`);
+  }
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error(`forum answer larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /**
  * Signs a person out of the forum through its admin API (meta.discourse.org topic 60464): the forum user of our
  * external_id, then `POST /admin/users/{id}/log_out`. A forum without that user (404) is done; any other failure
- * throws, so the worker retries it.
+ * (an answer over 64 KiB included) throws, so the worker retries it.
  */
 export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promise<void> {
   return async (payload) => {
@@ -43,7 +73,7 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
     });
     if (lookup.status === 404) return;
     if (!lookup.ok) throw new Error(`forum user lookup answered ${lookup.status}`);
-    const body = (await lookup.json()) as { user?: { id?: unknown } };
+    const body = JSON.parse(await readCapped(lookup, FORUM_ANSWER_MAX_BYTES)) as { user?: { id?: unknown } };
     const id = body.user?.id;
     if (typeof id !== "number" || !Number.isSafeInteger(id)) throw new Error("forum user lookup answered no user id");
     const logOut = await fetch(`${forum.origin}/admin/users/${id}/log_out`, {
@@ -52,6 +82,8 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
       signal: AbortSignal.timeout(FORUM_TIMEOUT_MS),
       redirect: "error",
     });
+    // Its body is not needed: dropped unread, so nothing of an answer of any size is kept.
+    await logOut.body?.cancel();
     if (logOut.status === 404) return;
     if (!logOut.ok) throw new Error(`forum log_out answered ${logOut.status}`);
   };
