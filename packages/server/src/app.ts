@@ -153,7 +153,8 @@ export async function buildApp(
   app.onSessionsEnded(async ({ sessionIds, reason }) => {
     if (reason !== "replaced") await services.oidc.endProviderSessions(sessionIds);
   });
-  // Issue #13: a sign-out (or a disabling, deletion, reset) here signs the person out of the forum too.
+  // Issue #13: a sign-out here, or an account change that loses access (disabling, deletion, a password reset or
+  // change: accounts/access-lost.ts), signs the person out of the forum too.
   sendSignOutsToForum(db, config.discourse, services.jobs.kick);
   await app.register(registerRoutes, { services });
   await app.register(activationRoutes, { services });

@@ -1,9 +1,17 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StandInForum, startStandInForum } from "../../../scripts/forum/stand-in.ts";
 import { createUser, deleteUser, disableUser } from "../src/accounts/users.ts";
+import { runAdmin } from "../src/admin/cli.ts";
+import { issueCode } from "../src/codes/codes.ts";
+import { forumLogOut } from "../src/forum/sign-out.ts";
 import { auditStore } from "../src/store/audit.ts";
+import { openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
+import { sessionsStore } from "../src/store/sessions.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 import { createPerson, PASSWORD } from "./oidc-harness.ts";
 
@@ -14,6 +22,7 @@ import { createPerson, PASSWORD } from "./oidc-harness.ts";
  */
 const SECRET = "forum-shared-secret-0123";
 const API_KEY = "forum-admin-api-key";
+const NEW_PASSWORD = "Copper-Lantern-91!";
 
 const hmac = (text: string, secret = SECRET) => createHmac("sha256", secret).update(text).digest("hex");
 
@@ -265,6 +274,54 @@ describe("DiscourseConnect provider (issue #13)", () => {
     expect(logOutsOf(stranger.person.id)).toBe(0);
   });
 
+  it("signs account changes out of the forum once each, also when no gateway session was live", async () => {
+    const db = server.app.db;
+    const row = (id: string) => db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    const jobsOf = async (id: string) =>
+      (await jobsStore.list(db, "forum_log_out")).filter((j) => JSON.parse(j.payload).externalId === id);
+    /** Signed in to the forum, then the gateway session ended as the sweeper ends an expired one. */
+    async function forumOnly() {
+      const { person, client } = await signedIn();
+      await forumUser(client);
+      await sessionsStore.deleteForUser(db, person.id);
+      return person;
+    }
+    const disabled = await forumOnly();
+    await disableUser(db, await row(disabled.id));
+    const deleted = await forumOnly();
+    await deleteUser(db, await row(deleted.id));
+    const reset = await forumOnly();
+    const resetCode = await issueCode(db, reset.id, "password_reset", PASSWORD_RESET_TTL_MS);
+    const anyone = await new Client(server.url).start();
+    expect((await anyone.post("/api/account/reset_password", { code: resetCode, password: NEW_PASSWORD })).status).toBe(
+      200,
+    );
+    const erased = await forumOnly();
+    const deletionCode = await issueCode(db, erased.id, "deletion", DELETION_TTL_MS);
+    expect((await anyone.post("/api/account/delete", { deletionCode })).status).toBe(200);
+    // A victim changing the password evicts whoever is in the forum; the session that changed it stays here.
+    const changed = await signedIn();
+    await forumUser(changed.client);
+    const change = await changed.client.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: NEW_PASSWORD,
+    });
+    expect(change.status).toBe(200);
+    expect((await changed.client.get("/api/session")).status).toBe(200);
+    // With a live session too, one event is one job (not the session end's and the account change's).
+    const live = await signedIn();
+    await forumUser(live.client);
+    await disableUser(db, await row(live.person.id));
+
+    const people = [disabled, deleted, reset, erased, changed.person, live.person];
+    for (const person of people) await expect.poll(() => logOutsOf(person.id), { timeout: 5000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const person of people) {
+      expect(logOutsOf(person.id)).toBe(1);
+      expect((await jobsOf(person.id)).map((j) => j.status)).toEqual(["done"]);
+    }
+  });
+
   it("retries through a forum outage until the sign-out arrives, and loses nothing", { timeout: 60_000 }, async () => {
     const { person, client } = await signedIn();
     await forumUser(client);
@@ -357,6 +414,79 @@ describe("admin-made accounts and the forum (issue #13)", () => {
       expect([plain.email_verified, vouched.email_verified]).toEqual([0, 1]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("the admin command line and the forum (issue #13)", () => {
+  it("queues the forum's sign-out on user:disable and user:delete, only with the bridge's API key", async () => {
+    const forumEnv = { DISCOURSE_URL: "http://localhost:9", DISCOURSE_SECRET: SECRET, DISCOURSE_API_KEY: API_KEY };
+    const base = { DATABASE_URL: `sqlite:${tempDir()}/cli-forum.db`, SESSION_SECRET: "s".repeat(32) };
+    const run = (env: Record<string, string>, ...argv: string[]) => runAdmin(argv, { ...base, ...env });
+    const password = ["--password", "correct horse battery"];
+    expect((await run({}, "user:create", "--email", "a@example.com", ...password)).code).toBe(0);
+    expect((await run({}, "user:create", "--email", "b@example.com", ...password)).code).toBe(0);
+    expect(
+      (
+        await run(
+          { DISCOURSE_URL: forumEnv.DISCOURSE_URL, DISCOURSE_SECRET: SECRET },
+          "user:disable",
+          "--email",
+          "b@example.com",
+        )
+      ).code,
+    ).toBe(0);
+    // No gateway session was ever live: the account change itself queues the job, for the gateway's worker.
+    expect((await run(forumEnv, "user:disable", "--email", "a@example.com")).code).toBe(0);
+    expect((await run(forumEnv, "user:delete", "--email", "a@example.com")).code).toBe(0);
+    const { db } = openDatabase(base.DATABASE_URL);
+    try {
+      const jobs = await jobsStore.list(db, "forum_log_out");
+      expect(jobs.map((j) => j.status)).toEqual(["pending", "pending"]);
+      expect(new Set(jobs.map((j) => j.payload)).size).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
+describe("the forum's answers to the sign-out job (issue #13)", () => {
+  it("reads at most 64 KiB of a user lookup: a larger answer fails (to be retried) and signs no one out", async () => {
+    const calls: string[] = [];
+    let answer: "small" | "declared" | "streamed" = "small";
+    const padding = "x".repeat(100 * 1024);
+    const forum = createServer((request, response) => {
+      calls.push(`${request.method} ${request.url}`);
+      if (request.method === "POST") return response.writeHead(200).end("{}");
+      const body = JSON.stringify({ user: { id: 7 }, ...(answer === "small" ? {} : { padding }) });
+      if (answer === "streamed") {
+        // No length said: chunk after chunk, as a hostile forum would go on.
+        response.writeHead(200, { "content-type": "application/json" });
+        for (let i = 0; i < body.length; i += 8192) response.write(body.slice(i, i + 8192));
+        return response.end();
+      }
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => forum.listen(0, "127.0.0.1", resolve));
+    const { port } = forum.address() as AddressInfo;
+    const logOut = forumLogOut({
+      origin: `http://127.0.0.1:${port}`,
+      secret: SECRET,
+      api: { key: API_KEY, username: "system" },
+    });
+    try {
+      for (const kind of ["declared", "streamed"] as const) {
+        answer = kind;
+        await expect(logOut({ externalId: "someone" })).rejects.toThrow(/larger than 65536 bytes/u);
+      }
+      expect(calls.filter((c) => c.startsWith("POST"))).toEqual([]);
+      answer = "small";
+      await logOut({ externalId: "someone" });
+      expect(calls.filter((c) => c.startsWith("POST"))).toEqual(["POST /admin/users/7/log_out"]);
+    } finally {
+      forum.closeAllConnections();
+      await new Promise((resolve) => forum.close(resolve));
     }
   });
 });

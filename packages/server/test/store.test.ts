@@ -481,14 +481,22 @@ describe.each([
       );
       expect(claims.filter(Boolean)).toHaveLength(1);
       expect((await jobsStore.due(db, 2000, 100)).map((j) => j.id)).not.toContain(id);
-      await jobsStore.markRetry(db, id, 1, 5000, "forum down", false);
+      // Only the lease's holder finishes it: another lease (a lapsed one, a guess) changes nothing.
+      expect(await jobsStore.markRetry(db, id, 60_999, 1, 5000, "stale", false)).toBe(false);
+      expect(await jobsStore.markDone(db, id, 2000, 60_999)).toBe(false);
+      expect(await jobsStore.markRetry(db, id, 61_000, 1, 5000, "forum down", false)).toBe(true);
+      // Not due yet, and a claim that read the row before this try (attempts 0) is not this row any more.
+      expect(await jobsStore.claim(db, id, 4999, 64_999)).toBe(false);
+      expect(await jobsStore.claim(db, id, 5000, 65_000, 0)).toBe(false);
       expect((await jobsStore.due(db, 4999, 100)).map((j) => j.id)).not.toContain(id);
       expect((await jobsStore.due(db, 5000, 100)).find((j) => j.id === id)).toMatchObject({
         attempts: 1,
         last_error: "forum down",
       });
-      expect(await jobsStore.claim(db, id, 5000, 65_000)).toBe(true);
-      await jobsStore.markDone(db, id, 5001);
+      expect(await jobsStore.claim(db, id, 5000, 65_000, 1)).toBe(true);
+      expect(await jobsStore.markDone(db, id, 5001, 65_000)).toBe(true);
+      // A late worker's failure does not reopen a finished job.
+      expect(await jobsStore.markRetry(db, id, 65_000, 2, 9000, "late", false)).toBe(false);
       expect(await jobsStore.claim(db, id, 100_000, 160_000)).toBe(false);
       expect((await jobsStore.list(db, "test")).find((j) => j.id === id)).toMatchObject({
         status: "done",

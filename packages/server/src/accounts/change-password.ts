@@ -6,6 +6,7 @@ import { sessionId } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
+import { loseAccess } from "./access-lost.ts";
 import { requiredStepOf } from "./account-status.ts";
 import { accountContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
@@ -52,7 +53,9 @@ export async function changePassword(
   const refusal = passwordRefusal(input.password, accountContext(user));
   if (refusal) return { ok: false, refusal };
   const passwordHash = await hashPassword(input.password);
-  const ended = await db.transaction().execute(async (trx) => {
+  // Also the forum's sign-out (accounts/access-lost.ts), in the same transaction: a victim changing the password
+  // evicts whoever signed in to the forum with the old one; this session stays here, and signs in there again.
+  const ended = await loseAccess(db, { userId: user.id, kind: "password_changed", now }, async (trx) => {
     await usersStore.update(trx, user.id, {
       password_hash: passwordHash,
       required_password_update: 0,

@@ -10,6 +10,7 @@ import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
+import { loseAccess } from "./access-lost.ts";
 import { checkPassword } from "./passwords.ts";
 import { type AttemptSource, forgetAddress, guardedCheck } from "./throttle.ts";
 
@@ -72,7 +73,8 @@ export async function deleteAccount(
     link: mailLink(site, routeUrl("REGISTER"), user.language),
     recipient: recipientOf(user),
   });
-  const ended = await db.transaction().execute(async (trx) => {
+  // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.
+  const ended = await loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
     await auditStore.anonymizeUser(trx, user.id);
     await forgetAddress(trx, user.email_normalized);
     // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.

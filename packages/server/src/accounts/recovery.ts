@@ -27,6 +27,7 @@ import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
 import { type EndedSession, sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
+import { loseAccess } from "./access-lost.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { codeOwnerContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
@@ -87,12 +88,12 @@ export type PasswordRefusal = PasswordPolicyCode | CodeRefusal;
 async function replacePassword(
   db: Db,
   user: UserRow,
-  password: string,
+  passwordHash: string,
   changes: Partial<UserRow>,
   now: number,
 ): Promise<EndedSession[]> {
   await usersStore.update(db, user.id, {
-    password_hash: await hashPassword(password),
+    password_hash: passwordHash,
     required_password_update: 0,
     updated_at: now,
     ...changes,
@@ -116,13 +117,15 @@ export async function resetPassword(
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
-  const ended = await db.transaction().execute(async (trx) => {
+  const passwordHash = await hashPassword(password);
+  // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.
+  const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
     // The mailbox is proven: a pending account becomes active, without anything its registrant linked to it.
     if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
     // The reset link reached the mailbox: the address is proven (issue #13).
     const changes: Partial<UserRow> = user.status === "pending" ? { status: "active" } : {};
-    return replacePassword(trx, user, password, { ...changes, email_verified: 1 }, now);
+    return replacePassword(trx, user, passwordHash, { ...changes, email_verified: 1 }, now);
   });
   await announceEnded(db, ended, "password_reset");
   return { ok: true, user: user.status === "pending" ? { ...user, status: "active" } : user };
@@ -148,8 +151,13 @@ export async function setupPassword(
   const status = user.status === "disabled" ? "disabled" : "active";
   // The set-up link reached the mailbox: the address is proven (issue #13).
   const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo), email_verified: 1 };
-  // The mailbox is proven: identities linked while the address was not (a provider's unproven address) go.
-  if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(db, user.id);
-  await announceEnded(db, await replacePassword(db, user, password, changes, now), "password_reset");
+  const passwordHash = await hashPassword(password);
+  // Like a reset, with the forum's sign-out in the same transaction (accounts/access-lost.ts).
+  const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
+    // The mailbox is proven: identities linked while the address was not (a provider's unproven address) go.
+    if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
+    return replacePassword(trx, user, passwordHash, changes, now);
+  });
+  await announceEnded(db, ended, "password_reset");
   return { ok: true, user: { ...user, status } };
 }

@@ -9,10 +9,12 @@ import {
 } from "@gatehouse/contract";
 import { z } from "zod";
 import type { MailSite } from "../mail/links.ts";
-import { closeUserSessions } from "../sessions/sessions.ts";
+import { announceEnded } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
+import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
+import { loseAccess } from "./access-lost.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { hashPassword } from "./passwords.ts";
 import { sendSetup } from "./recovery.ts";
@@ -163,10 +165,16 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
   return usersStore.findByEmail(db, normalizeEmail(email));
 }
 
-/** Disables an account and ends its sessions at once (ASVS 7.4.2). */
-export async function disableUser(db: Db, user: UserRow): Promise<void> {
-  await usersStore.update(db, user.id, { status: "disabled", updated_at: Date.now() });
-  await closeUserSessions(db, user.id, "disabled");
+/**
+ * Disables an account and ends its sessions at once (ASVS 7.4.2), in one transaction with what must follow it
+ * elsewhere (the forum's sign-out, accounts/access-lost.ts), live sessions or not.
+ */
+export async function disableUser(db: Db, user: UserRow, now = Date.now()): Promise<void> {
+  const ended = await loseAccess(db, { userId: user.id, kind: "disabled", now }, async (trx) => {
+    await usersStore.update(trx, user.id, { status: "disabled", updated_at: now });
+    return sessionsStore.deleteForUser(trx, user.id);
+  });
+  await announceEnded(db, ended, "disabled");
 }
 
 export async function enableUser(db: Db, user: UserRow): Promise<void> {
@@ -178,9 +186,16 @@ export async function unlockUser(db: Db, user: UserRow): Promise<void> {
   await clearFailures(db, user.email_normalized);
 }
 
-/** Removes the account; its sessions end first, so their end is announced, and its external identities go with it. */
-export async function deleteUser(db: Db, user: UserRow): Promise<void> {
-  await forgetAddress(db, user.email_normalized);
-  await closeUserSessions(db, user.id, "deleted");
-  await usersStore.delete(db, user.id);
+/**
+ * Removes the account; its sessions end explicitly (so their end is announced), its external identities go with it,
+ * and what must follow elsewhere (the forum's sign-out) is written in the same transaction, live sessions or not.
+ */
+export async function deleteUser(db: Db, user: UserRow, now = Date.now()): Promise<void> {
+  const ended = await loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
+    await forgetAddress(trx, user.email_normalized);
+    const sessions = await sessionsStore.deleteForUser(trx, user.id);
+    await usersStore.delete(trx, user.id);
+    return sessions;
+  });
+  await announceEnded(db, ended, "deleted");
 }

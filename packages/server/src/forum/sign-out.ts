@@ -1,3 +1,4 @@
+import { onAccessLost } from "../accounts/access-lost.ts";
 import type { DiscourseConfig } from "../config.ts";
 import { queueJob } from "../jobs/worker.ts";
 import { onSessionsEnded, type SessionEndReason } from "../sessions/ended.ts";
@@ -7,20 +8,13 @@ import type { Db } from "../store/db.ts";
 export const FORUM_LOG_OUT_JOB = "forum_log_out";
 
 /**
- * The ends of gateway sessions that mean "this person signed out or lost access" and so reach the forum: a
- * sign-out, disabling, deletion, and a password reset (whoever knew the old password is shut out everywhere).
- * Not a same-person sign-in replacing its session, an expiry (the forum keeps its own session length), nor a
- * password change, which keeps the session that made it.
+ * Only the person's own sign-out reaches the forum as a session end (a same-person sign-in replacing its session
+ * or an expiry does not: the forum keeps its own session length). Disabling, deletion, a password reset or set-up
+ * and a password change reach it as account changes (accounts/access-lost.ts), queued in their own transaction
+ * whether or not a gateway session was live — so their session ends are not queued again here.
  */
-const FORUM_SIGN_OUT_REASONS: ReadonlySet<SessionEndReason> = new Set([
-  "sign_out",
-  "disabled",
-  "deleted",
-  "password_reset",
-]);
-
 export function reachesForum(reason: SessionEndReason): boolean {
-  return FORUM_SIGN_OUT_REASONS.has(reason);
+  return reason === "sign_out";
 }
 
 /** Queues the forum's sign-out of an account (its external_id is the account id), run by the job worker. */
@@ -31,10 +25,40 @@ export function queueForumLogOut(db: Db, userId: string, now = Date.now()): Prom
 /** How long one call to the forum may take before it counts as failed (and is retried). */
 const FORUM_TIMEOUT_MS = 10_000;
 
+/** The most of a forum answer that is read: a user lookup is a few hundred bytes (its user's fields). */
+export const FORUM_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
+ * The body of an answer as text, read from its stream up to `max` bytes: a longer one (a misbehaving or hostile
+ * forum, or something between) is cancelled and throws, so the job is retried later instead of holding memory.
+ */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > max) {
+    await response.body?.cancel();
+    throw new Error(`forum answer larger than ${max} bytes`);
+  }
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error(`forum answer larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 /**
  * Signs a person out of the forum through its admin API (meta.discourse.org topic 60464): the forum user of our
  * external_id, then `POST /admin/users/{id}/log_out`. A forum without that user (404) is done; any other failure
- * throws, so the worker retries it.
+ * (an answer over 64 KiB included) throws, so the worker retries it.
  */
 export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promise<void> {
   return async (payload) => {
@@ -49,7 +73,7 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
     });
     if (lookup.status === 404) return;
     if (!lookup.ok) throw new Error(`forum user lookup answered ${lookup.status}`);
-    const body = (await lookup.json()) as { user?: { id?: unknown } };
+    const body = JSON.parse(await readCapped(lookup, FORUM_ANSWER_MAX_BYTES)) as { user?: { id?: unknown } };
     const id = body.user?.id;
     if (typeof id !== "number" || !Number.isSafeInteger(id)) throw new Error("forum user lookup answered no user id");
     const logOut = await fetch(`${forum.origin}/admin/users/${id}/log_out`, {
@@ -58,21 +82,35 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
       signal: AbortSignal.timeout(FORUM_TIMEOUT_MS),
       redirect: "error",
     });
+    // Its body is not needed: dropped unread, so nothing of an answer of any size is kept.
+    await logOut.body?.cancel();
     if (logOut.status === 404) return;
     if (!logOut.ok) throw new Error(`forum log_out answered ${logOut.status}`);
   };
 }
 
 /**
- * Sends the forum every sign-out that reaches it (issue #13), on any process that ends sessions on this database —
- * the gateway and the admin command line alike. The job is queued as the end is announced, right after the change
- * is committed and before the request that made it is answered; the worker of any node runs it.
+ * Sends the forum every sign-out that reaches it (issue #13), on any process that changes accounts or ends sessions
+ * on this database — the gateway and the admin command line alike — and only with the bridge and its API key set.
+ * A sign-out's job is queued as its end is announced, right after the change is committed; an account change's
+ * job is written in the change's own transaction (a crash cannot keep one without the other). The worker of any
+ * node runs it.
  */
 export function sendSignOutsToForum(db: Db, forum: DiscourseConfig | undefined, kick?: () => void): () => void {
   if (!forum?.api) return () => {};
-  return onSessionsEnded(db, async ({ userId, reason }) => {
+  const offEnded = onSessionsEnded(db, async ({ userId, reason }) => {
     if (!reachesForum(reason)) return;
     await queueForumLogOut(db, userId);
     kick?.();
   });
+  const offLost = onAccessLost(db, {
+    record: async (trx, userId, _loss, now) => {
+      await queueForumLogOut(trx, userId, now);
+    },
+    committed: () => kick?.(),
+  });
+  return () => {
+    offEnded();
+    offLost();
+  };
 }

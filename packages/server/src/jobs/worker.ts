@@ -14,7 +14,12 @@ export interface JobWorker {
   stop(): Promise<void>;
 }
 
-const LEASE_MS = 60_000;
+/**
+ * How long a claimed job is this worker's alone: far past the slowest handler (the forum's sign-out is two calls of
+ * at most 10 s each), so no other node takes a job that is still running. A worker that dies holding one leaves it
+ * to the others after this long.
+ */
+export const JOB_LEASE_MS = 5 * 60_000;
 const BATCH = 20;
 
 /**
@@ -39,9 +44,11 @@ export async function queueJob(db: Db, kind: string, payload: unknown, now = Dat
 }
 
 /**
- * Runs the jobs table as the mail worker runs the outbox (mail/worker.ts): due jobs are leased for a minute with
- * one conditional update (so two nodes never run one twice), run, and marked done; a failure schedules a retry with
- * the outbox's back-off (10 s doubling to an hour, `firstDelayMs` in tests), so an outage delays and loses nothing.
+ * Runs the jobs table as the mail worker runs the outbox (mail/worker.ts): each due job is leased with one
+ * conditional update at the moment it is taken (so two nodes never run one at once), run, and marked done only
+ * under that same lease (so a worker whose lease lapsed never reopens or re-marks a job another node finished); a
+ * failure schedules a retry with the outbox's back-off (10 s doubling to an hour, `firstDelayMs` in tests), so an
+ * outage delays and loses nothing. `clock` is for tests.
  */
 export function startJobWorker(options: {
   db: Db;
@@ -49,8 +56,10 @@ export function startJobWorker(options: {
   log: FastifyBaseLogger;
   intervalMs?: number;
   firstDelayMs?: number;
+  clock?: () => number;
 }): JobWorker {
   const { db, handlers, log } = options;
+  const clock = options.clock ?? Date.now;
   const firstDelayMs = options.firstDelayMs ?? MAIL_RETRY.firstDelayMs;
   const delay = (attempts: number) => Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
   let running: Promise<void> | undefined;
@@ -58,22 +67,27 @@ export function startJobWorker(options: {
   let stopped = false;
 
   async function pass(): Promise<void> {
-    const now = Date.now();
-    for (const job of await jobsStore.due(db, now, BATCH)) {
+    for (const job of await jobsStore.due(db, clock(), BATCH)) {
       if (stopped) return;
       const handler = handlers[job.kind];
       // A kind this node does not run (not configured here) is left for a node that does.
       if (!handler) continue;
-      if (!(await jobsStore.claim(db, job.id, now, now + LEASE_MS))) continue;
+      // The time of claiming, not of the batch's read: the jobs before this one may have taken a while.
+      const claimedAt = clock();
+      const lease = claimedAt + JOB_LEASE_MS;
+      if (!(await jobsStore.claim(db, job.id, claimedAt, lease, job.attempts))) continue;
       try {
         await handler(JSON.parse(job.payload));
-        await jobsStore.markDone(db, job.id, Date.now());
-        log.info({ job: job.id, kind: job.kind }, "job done");
+        if (await jobsStore.markDone(db, job.id, clock(), lease)) log.info({ job: job.id, kind: job.kind }, "job done");
+        else log.warn({ job: job.id, kind: job.kind }, "job done after its lease ran out; another worker has it");
       } catch (error) {
         const attempts = job.attempts + 1;
         const failed = attempts >= MAIL_RETRY.maxAttempts;
         const message = (error as Error).message;
-        await jobsStore.markRetry(db, job.id, attempts, Date.now() + delay(attempts), message, failed);
+        if (!(await jobsStore.markRetry(db, job.id, lease, attempts, clock() + delay(attempts), message, failed))) {
+          log.warn({ job: job.id, kind: job.kind, err: message }, "job failed after its lease ran out; left as it is");
+          continue;
+        }
         log[failed ? "error" : "warn"](
           { job: job.id, kind: job.kind, attempts, err: message },
           failed ? "job given up" : "job will be retried",

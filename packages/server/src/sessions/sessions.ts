@@ -152,13 +152,6 @@ export async function replaceSession(db: Db, token: string, byUserId: string): P
   await announceEnded(db, await sessionsStore.delete(db, id), "replaced");
 }
 
-/** Ends every session of a user (password reset, disabling, deletion) and announces it. */
-export async function closeUserSessions(db: Db, userId: string, reason: SessionEndReason): Promise<number> {
-  const ended = await sessionsStore.deleteForUser(db, userId);
-  await announceEnded(db, ended, reason);
-  return ended.length;
-}
-
 /** Removes sessions past their lifetime or idle timeout; run periodically on every node. */
 export async function sweepSessions(db: Db, now = Date.now()): Promise<number> {
   const ended = await sessionsStore.deleteExpired(db, now, now - SESSION_IDLE_MS);

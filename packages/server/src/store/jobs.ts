@@ -19,28 +19,50 @@ export const jobsStore = {
       .limit(limit)
       .execute(),
 
-  /** Takes a lease on one job; true when this worker got it (one conditional update: one winner). */
-  claim: async (db: Db, id: string, now: number, until: number): Promise<boolean> => {
-    const result = await db
+  /**
+   * Takes a lease on one job, due at `now` (the time of claiming, not of the batch's read) and not held by anyone;
+   * true when this worker got it (one conditional update: one winner). `until` is the lease: `markDone` and
+   * `markRetry` name it, so only its holder finishes the job. A new lease is always later than a lapsed one.
+   */
+  claim: async (db: Db, id: string, now: number, until: number, attempts?: number): Promise<boolean> => {
+    let query = db
       .updateTable("jobs")
       .set({ claimed_until: until })
       .where("id", "=", id)
       .where("status", "=", "pending")
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]));
+    // The row the worker read is still the one it claims (no other worker tried it meanwhile).
+    if (attempts !== undefined) query = query.where("attempts", "=", attempts);
+    const result = await query.executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  },
+
+  /**
+   * Marks a job done, only while `lease` (the `claimed_until` the worker's claim set) is still its lease: a worker
+   * whose lease ran out and was taken over never touches the job again. True when it did.
+   */
+  markDone: async (db: Db, id: string, at: number, lease: number): Promise<boolean> => {
+    const result = await db
+      .updateTable("jobs")
+      .set({ status: "done", done_at: at, claimed_until: null })
+      .where("id", "=", id)
+      .where("claimed_until", "=", lease)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   },
 
-  markDone: async (db: Db, id: string, at: number): Promise<void> => {
-    await db
-      .updateTable("jobs")
-      .set({ status: "done", done_at: at, claimed_until: null })
-      .where("id", "=", id)
-      .execute();
-  },
-
-  markRetry: async (db: Db, id: string, attempts: number, next: number, error: string, failed: boolean) => {
-    await db
+  /** Schedules the next try (or gives up), only while `lease` is still the job's lease (as `markDone`). */
+  markRetry: async (
+    db: Db,
+    id: string,
+    lease: number,
+    attempts: number,
+    next: number,
+    error: string,
+    failed: boolean,
+  ): Promise<boolean> => {
+    const result = await db
       .updateTable("jobs")
       .set({
         attempts,
@@ -50,7 +72,9 @@ export const jobsStore = {
         status: failed ? "failed" : "pending",
       })
       .where("id", "=", id)
-      .execute();
+      .where("claimed_until", "=", lease)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 
   list: (db: Db, kind?: string): Promise<JobRow[]> => {

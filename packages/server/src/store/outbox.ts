@@ -19,15 +19,21 @@ export const outboxStore = {
       .limit(limit)
       .execute(),
 
-  /** Takes a lease on one message; true when this worker got it. */
-  claim: async (db: Db, id: string, now: number, until: number): Promise<boolean> => {
-    const result = await db
+  /**
+   * Takes a lease on one message, due at `now` (the time of claiming) and not held by anyone; true when this worker
+   * got it. `until` is the lease, which `markSent`, `markRetry` and `deleteLeased` name (as jobs do, store/jobs.ts).
+   */
+  claim: async (db: Db, id: string, now: number, until: number, attempts?: number): Promise<boolean> => {
+    let query = db
       .updateTable("outbox")
       .set({ claimed_until: until })
       .where("id", "=", id)
       .where("status", "=", "pending")
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
-      .executeTakeFirst();
+      .where("next_attempt_at", "<=", now)
+      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]));
+    // The row the worker read is still the one it claims (no other worker tried it meanwhile).
+    if (attempts !== undefined) query = query.where("attempts", "=", attempts);
+    const result = await query.executeTakeFirst();
     return result.numUpdatedRows > 0n;
   },
 
@@ -35,12 +41,14 @@ export const outboxStore = {
    * Marks a message delivered. `scrub` empties its bodies: they hold live links (reset, set-up, activation,
    * deletion), whose codes are otherwise only stored hashed, so delivered mail must not keep them readable.
    */
-  markSent: async (db: Db, id: string, at: number, scrub: boolean): Promise<void> => {
-    await db
+  markSent: async (db: Db, id: string, lease: number, at: number, scrub: boolean): Promise<boolean> => {
+    const result = await db
       .updateTable("outbox")
       .set({ status: "sent", sent_at: at, claimed_until: null, ...(scrub ? { text_body: "", html_body: "" } : {}) })
       .where("id", "=", id)
-      .execute();
+      .where("claimed_until", "=", lease)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 
   /** Forgets delivered or given-up mail after its retention period. */
@@ -48,15 +56,17 @@ export const outboxStore = {
     await db.deleteFrom("outbox").where("status", "in", ["sent", "failed"]).where("created_at", "<", before).execute();
   },
 
+  /** Schedules the next try (or gives up), only while `lease` is still the message's lease (as `markSent`). */
   markRetry: async (
     db: Db,
     id: string,
+    lease: number,
     attempts: number,
     next: number,
     error: string,
     failed: boolean,
-  ): Promise<void> => {
-    await db
+  ): Promise<boolean> => {
+    const result = await db
       .updateTable("outbox")
       .set({
         attempts,
@@ -66,7 +76,9 @@ export const outboxStore = {
         status: failed ? "failed" : "pending",
       })
       .where("id", "=", id)
-      .execute();
+      .where("claimed_until", "=", lease)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 
   list: (db: Db, limit: number, recipient?: string): Promise<OutboxRow[]> => {
@@ -77,6 +89,16 @@ export const outboxStore = {
 
   delete: async (db: Db, id: string): Promise<void> => {
     await db.deleteFrom("outbox").where("id", "=", id).execute();
+  },
+
+  /** Deletes a delivered message while `lease` is still its lease (the farewell mail, erased once delivered). */
+  deleteLeased: async (db: Db, id: string, lease: number): Promise<boolean> => {
+    const result = await db
+      .deleteFrom("outbox")
+      .where("id", "=", id)
+      .where("claimed_until", "=", lease)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
   },
 
   findById: (db: Db, id: string): Promise<OutboxRow | undefined> =>

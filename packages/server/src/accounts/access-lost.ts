@@ -1,0 +1,47 @@
+import type { Db } from "../store/db.ts";
+
+/**
+ * Account changes after which whoever held the account before must be shut out everywhere, whether or not a
+ * gateway session happened to be live (issue #13 review): disabling, deletion, a password reset or set-up, and a
+ * password change (the session that made the change stays here, but nowhere else is trusted to know which one it is).
+ */
+export type AccessLoss = "disabled" | "deleted" | "password_reset" | "password_changed";
+
+export interface AccessLossHook {
+  /** Writes what must follow the change, in the change's own transaction: a crash keeps both or neither. */
+  record(trx: Db, userId: string, loss: AccessLoss, now: number): Promise<void>;
+  /** Called once the change is committed (e.g. to wake the worker that acts on the record). */
+  committed?(userId: string, loss: AccessLoss): void;
+}
+
+/** Hooks by database, as the session-end listeners are (sessions/ended.ts): whatever changes an account finds them. */
+const hooks = new WeakMap<Db, Set<AccessLossHook>>();
+
+/** Registers a hook on every account change of `AccessLoss` made on this database object; answers its removal. */
+export function onAccessLost(db: Db, hook: AccessLossHook): () => void {
+  let set = hooks.get(db);
+  if (!set) {
+    set = new Set();
+    hooks.set(db, set);
+  }
+  set.add(hook);
+  return () => set.delete(hook);
+}
+
+/**
+ * Makes an account change that loses access: `change` and every hook's record run in one transaction, then the
+ * hooks hear that it was committed. `db` must be the database itself (not a transaction): the hooks are found by it.
+ */
+export async function loseAccess<T>(
+  db: Db,
+  loss: { userId: string; kind: AccessLoss; now: number },
+  change: (trx: Db) => Promise<T>,
+): Promise<T> {
+  const set = [...(hooks.get(db) ?? [])];
+  const result = await db.transaction().execute(async (trx) => {
+    for (const hook of set) await hook.record(trx, loss.userId, loss.kind, loss.now);
+    return change(trx);
+  });
+  for (const hook of set) hook.committed?.(loss.userId, loss.kind);
+  return result;
+}
