@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { BRANDS, HostSettings, UI_PATHS } from "@gatehouse/contract";
+import { BRANDS, HostSettings, ROUTES, UI_PATHS } from "@gatehouse/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "./harness.ts";
 
@@ -43,8 +43,11 @@ describe("the SPA's HTML with host-page settings", () => {
     const { response, settings } = await page(path);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
-    // Cacheable, revalidated at every use (issue #9): never no-store, which keeps a page out of the bfcache.
-    expect(response.headers.get("cache-control")).toBe("private, no-cache");
+    // Cacheable, revalidated at every use (issue #9): never no-store, which keeps a page out of the bfcache; but the
+    // studio's completion page, whose address carries a licence token, is never stored (issue #13).
+    expect(response.headers.get("cache-control")).toBe(
+      path === ROUTES.SKETCHUP_LOGIN_COMPLETE.path ? "no-store" : "private, no-cache",
+    );
     // The app calls the gateway on the origin it was loaded from, whichever brand host that is.
     expect(settings?.gatewayUrl).toBe("/api");
   });
