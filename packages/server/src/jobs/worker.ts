@@ -1,18 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
+import { backOff } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import { jobsStore } from "../store/jobs.ts";
+import { type PassLoop, startPassLoop } from "./pass-loop.ts";
 
 /** What running a job may say besides success: `JobGone` means done without effect (nothing left to do). */
 export type JobHandler = (payload: unknown) => Promise<void>;
 
-export interface JobWorker {
-  kick(): void;
-  /** One pass over due jobs; resolves when it is done. */
-  runOnce(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type JobWorker = PassLoop;
 
 /**
  * How long a claimed job is this worker's alone: far past the slowest handler (the forum's sign-out is two calls of
@@ -60,15 +57,11 @@ export function startJobWorker(options: {
 }): JobWorker {
   const { db, handlers, log } = options;
   const clock = options.clock ?? Date.now;
-  const firstDelayMs = options.firstDelayMs ?? MAIL_RETRY.firstDelayMs;
-  const delay = (attempts: number) => Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
+  const delay = (attempts: number) => backOff(attempts, options.firstDelayMs ?? MAIL_RETRY.firstDelayMs);
 
-  async function pass(): Promise<void> {
+  async function pass(stopped: () => boolean): Promise<void> {
     for (const job of await jobsStore.due(db, clock(), BATCH)) {
-      if (stopped) return;
+      if (stopped()) return;
       const handler = handlers[job.kind];
       // A kind this node does not run (not configured here) is left for a node that does.
       if (!handler) continue;
@@ -96,31 +89,5 @@ export function startJobWorker(options: {
     }
   }
 
-  function runOnce(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await pass().catch((err) => log.error({ err }, "job pass failed"));
-      } while (again && !stopped);
-    })().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  const timer = setInterval(() => void runOnce(), options.intervalMs ?? 5_000);
-  timer.unref();
-  return {
-    kick: () => void runOnce(),
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPassLoop({ pass, log, failure: "job pass failed", intervalMs: options.intervalMs });
 }

@@ -38,7 +38,12 @@ export async function queueMail(
 
 /** Exponential back-off: 10 s, 20 s, 40 s … capped at an hour. */
 export function retryDelay(attempts: number): number {
-  return Math.min(MAIL_RETRY.firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
+  return backOff(attempts, MAIL_RETRY.firstDelayMs);
+}
+
+/** The same back-off from another first delay (the jobs worker's tests shorten it). */
+export function backOff(attempts: number, firstDelayMs: number): number {
+  return Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
 }
 
 /** The names a mail may greet a user by, and whether the user has proven the address (greeting.ts). */

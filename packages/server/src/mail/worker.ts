@@ -1,17 +1,12 @@
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
+import { type PassLoop, startPassLoop } from "../jobs/pass-loop.ts";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import { retryDelay } from "./outbox.ts";
 import type { MailTransport } from "./transport.ts";
 
-export interface MailWorker {
-  /** Look for due mail now (after queueing some). */
-  kick(): void;
-  /** One pass over due mail; resolves when it is done. */
-  runOnce(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type MailWorker = PassLoop;
 
 /**
  * How long a claimed message is this worker's alone: far past the slowest SMTP send (10 s to connect, 10 s for the
@@ -36,13 +31,10 @@ export function startMailWorker(options: {
 }): MailWorker {
   const { db, transport, from, log } = options;
   const clock = options.clock ?? Date.now;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
 
-  async function pass(): Promise<void> {
+  async function pass(stopped: () => boolean): Promise<void> {
     for (const mail of await outboxStore.due(db, clock(), BATCH)) {
-      if (stopped) return;
+      if (stopped()) return;
       // The time of claiming, not of the batch's read: the messages before this one may have taken a while.
       const claimedAt = clock();
       const lease = claimedAt + MAIL_LEASE_MS;
@@ -82,32 +74,11 @@ export function startMailWorker(options: {
     }
   }
 
-  function runOnce(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await pass().catch((err) => log.error({ err }, "mail pass failed"));
-      } while (again && !stopped);
-    })().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  const timer = setInterval(() => void runOnce(), options.intervalMs ?? 5_000);
-  timer.unref();
-  return {
-    kick: () => void runOnce(),
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-      transport.close();
-    },
-  };
+  return startPassLoop({
+    pass,
+    log,
+    failure: "mail pass failed",
+    intervalMs: options.intervalMs,
+    onStop: () => transport.close(),
+  });
 }
