@@ -12,11 +12,18 @@ export type DbKind = "sqlite" | "postgres";
 // PostgreSQL returns bigint (int8) as text; our bigints are epoch milliseconds, exact as JS numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
+export interface OpenDatabase {
+  db: Db;
+  kind: DbKind;
+  /** PostgreSQL's connection pool (its use is a metric, issue #14); none for SQLite. */
+  pool?: pg.Pool;
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…`. */
-export function openDatabase(url: string): { db: Db; kind: DbKind } {
+export function openDatabase(url: string): OpenDatabase {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: "postgres" };
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: "postgres", pool };
   }
   const path = url.slice("sqlite:".length);
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
