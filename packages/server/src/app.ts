@@ -72,7 +72,7 @@ export async function buildApp(
     jobFirstRetryMs?: number;
   } = {},
 ): Promise<App> {
-  const { db, kind } = openDatabase(config.databaseUrl);
+  const { db, kind, pool } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
@@ -103,6 +103,7 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate("db", db);
+  pool?.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost; reconnecting"));
   app.decorate("dbKind", kind);
 
   registerErrorHandling(app);

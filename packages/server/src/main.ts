@@ -1,5 +1,6 @@
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { isDatabaseUnavailable } from "./store/db.ts";
 
 /** Starts the gateway: validated configuration, migrations, then listen; closes cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -54,6 +55,13 @@ async function main(): Promise<void> {
 
 // A problem found while starting (signing keys stored under another SESSION_SECRET) is a message, not a stack.
 await main().catch((error: unknown) => {
+  if (isDatabaseUnavailable(error)) {
+    // Nothing to serve without the database: say so plainly and let the supervisor start us again (issue #14).
+    console.error(
+      `The database is not reachable (${error instanceof Error ? error.message : String(error)}): check DATABASE_URL and that the database is up.`,
+    );
+    process.exit(1);
+  }
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
   process.exit(1);

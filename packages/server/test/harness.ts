@@ -76,7 +76,8 @@ export interface Answer {
 export class Client {
   readonly cookies = new Map<string, string>();
   csrf: string | undefined;
-  private readonly base: string;
+  /** The origin the next requests go to: a test of several nodes moves one browser between them. */
+  base: string;
   private readonly headers: Record<string, string>;
   constructor(base: string, headers: Record<string, string> = {}) {
     this.base = base;

@@ -10,6 +10,7 @@ import {
 } from "@gatehouse/contract";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { isDatabaseUnavailable } from "../store/db.ts";
 
 /** A domain error: a stable code, its HTTP status, and optional data (STYLE.md §2). */
 export class ApiError extends Error {
@@ -52,7 +53,13 @@ export function sendError(
 ) {
   const { cause, ...rest } = options;
   const body = errorAnswer(code, rest);
-  if (body.HTTPStatus >= 500) reply.log.error({ guid: body.guid, code, err: cause }, "request failed");
+  if (code === "service_unavailable")
+    // Expected while the database is away: one line each, without a stack (the pool's log says what happened).
+    reply.log.warn(
+      { guid: body.guid, code, detail: cause instanceof Error ? cause.message : undefined },
+      "request deferred",
+    );
+  else if (body.HTTPStatus >= 500) reply.log.error({ guid: body.guid, code, err: cause }, "request failed");
   else
     reply.log.info(
       { guid: body.guid, code, detail: cause instanceof Error ? cause.message : undefined },
@@ -60,6 +67,9 @@ export function sendError(
     );
   return reply.code(body.HTTPStatus).type("application/json; charset=utf-8").send(body);
 }
+
+/** Seconds a client is asked to wait when the database is unavailable: about one failover's worth. */
+export const RETRY_AFTER_S = 5;
 
 /** Fastify's own client errors, by code, mapped onto ours. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -103,6 +113,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
               ? "payload_too_large"
               : "invalid_request");
       return sendError(reply, code, { fields: fieldsOf(error), cause: error });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // The database is away (a restart, a failover): nothing is lost by asking again shortly (issue #14). The web
+      // app shows its retry screen; a balancer or client may honour Retry-After.
+      reply.header("retry-after", String(RETRY_AFTER_S));
+      return sendError(reply, "service_unavailable", { temporary: true, cause: error });
     }
     return sendError(reply, "internal_server_error", { cause: error });
   });

@@ -3,7 +3,8 @@ import { OIDC_API_RESOURCE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse
 import type { FastifyBaseLogger } from "fastify";
 import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config.ts";
-import type { Db } from "../store/db.ts";
+import { RETRY_AFTER_S } from "../http/errors.ts";
+import { type Db, isDatabaseUnavailable } from "../store/db.ts";
 import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
 import { apiResourceServer } from "./api-token.ts";
@@ -154,5 +155,18 @@ export function buildProvider(options: {
   // Behind TLS offload the provider must believe X-Forwarded-Proto; oidc/mount.ts strips those headers unless
   // TRUST_PROXY trusts the connection's peer.
   provider.proxy = config.trustProxy !== false;
+  provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
+    // The database away (a restart, a failover) is worth a retry, not a fault: a JSON answer (the token endpoint,
+    // userinfo) says so as the API does, 503 with Retry-After and OAuth's `temporarily_unavailable` (issue #14).
+    // Pages were already sent to our error page by renderError.
+    if (isDatabaseUnavailable(error)) {
+      log.warn({ detail: error.message, route: ctx.oidc?.route }, "oidc request deferred: database unavailable");
+      if (ctx.status >= 500) {
+        ctx.status = 503;
+        ctx.set("retry-after", String(RETRY_AFTER_S));
+        ctx.body = { error: "temporarily_unavailable", error_description: "try again in a moment" };
+      }
+    } else log.error({ err: error, route: ctx.oidc?.route }, "oidc request failed");
+  });
   return provider;
 }

@@ -22,12 +22,55 @@ export interface OpenDatabase {
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…`. */
 export function openDatabase(url: string): OpenDatabase {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      // A database that does not answer (a failover under way, a network partition) fails a request within 5 s
+      // rather than holding it and its client until the balancer gives up (issue #14).
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
+    // A connection the server drops while it waits in the pool (a restart: 57P01 "terminating connection due to
+    // administrator command") is an `error` event on the pool; unhandled, it would end the process (issue #14). The
+    // pool has already discarded that client and opens a new one on the next query. The app also logs it.
+    pool.on("error", () => {});
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: "postgres", pool };
   }
   const path = url.slice("sqlite:".length);
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) }), kind: "sqlite" };
+}
+
+/**
+ * SQLSTATE classes and codes that mean "the database is not there right now", as opposed to a statement that failed:
+ * 08 connection exception, 57P01-57P03 shutdown/crash/starting up, 53300 too many connections.
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/u;
+/** What Node and pg say when there is no connection at all. */
+const UNAVAILABLE_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/u;
+
+/**
+ * True when an error (or one of its causes) says the database could not be reached, so the request is worth
+ * repeating in a moment (503 with Retry-After) rather than a fault of ours (500).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+    if (UNAVAILABLE_MESSAGES.test(e.message)) return true;
+    if (e instanceof AggregateError && e.errors.some(isDatabaseUnavailable)) return true;
+  }
+  return false;
 }
 
 /** Brings the schema to the newest migration; throws with the failing migration's error. */
@@ -39,12 +82,17 @@ export async function migrate(db: Db): Promise<void> {
   }
 }
 
-/** Readiness: the database answers a trivial query. */
-export async function ping(db: Db): Promise<boolean> {
+/** Readiness: the database answers a trivial query within `timeoutMs`. */
+export async function ping(db: Db, timeoutMs = 2_000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), timeoutMs);
+  });
   try {
-    await sql`select 1`.execute(db);
-    return true;
+    return await Promise.race([sql`select 1`.execute(db).then(() => true), late]);
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
