@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
+import { connect } from "node:net";
 import { join } from "node:path";
 import type { From } from "dockerfile-ast";
 import { describe, expect, it } from "vitest";
@@ -183,7 +184,19 @@ describe("the balancer (deploy/haproxy/haproxy.cfg)", () => {
   it("checks paths a running gateway answers: /readyz for the balancer, /healthz for the image", async () => {
     const server = await startServer();
     try {
-      for (const path of [balancer.checkPath, "/healthz"]) expect((await fetch(server.url + path)).status).toBe(200);
+      // As HAProxy's check sends it: HTTP/1.0, no Host header.
+      const { port } = new URL(server.url);
+      const status = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), "127.0.0.1", () =>
+          socket.write(`GET ${balancer.checkPath} HTTP/1.0\r\n\r\n`),
+        );
+        let answer = "";
+        socket.on("data", (chunk) => (answer += chunk));
+        socket.on("end", () => resolve(answer.split("\r\n")[0] ?? ""));
+        socket.on("error", reject);
+      });
+      expect(status).toMatch(/^HTTP\/1\.[01] 200 /u);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     } finally {
       await server.close();
     }
