@@ -73,7 +73,7 @@ export async function buildApp(
   } = {},
 ): Promise<App> {
   const { db, kind, pool } = openDatabase(config.databaseUrl);
-  await migrate(db);
+  const newerMigrations = await migrate(db);
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
   await ensureSigningKeys(db, config.sessionSecret);
@@ -103,6 +103,11 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate("db", db);
+  if (newerMigrations.length > 0)
+    app.log.warn(
+      { migrations: newerMigrations },
+      "the database is ahead of this release (a newer one is rolling out): running on it without migrating",
+    );
   pool?.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost; reconnecting"));
   app.decorate("dbKind", kind);
 

@@ -73,13 +73,47 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-/** Brings the schema to the newest migration; throws with the failing migration's error. */
-export async function migrate(db: Db): Promise<void> {
+/** The migrations the database has run, by name; none when it has never been migrated. */
+async function appliedMigrations(db: Db): Promise<string[]> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return rows.map((row) => row.name);
+  } catch (error) {
+    // A new database: PostgreSQL's undefined_table, SQLite's "no such table".
+    const code = (error as { code?: unknown }).code;
+    if (code === "42P01" || /no such table/u.test(String((error as Error).message))) return [];
+    throw error;
+  }
+}
+
+/**
+ * Brings the schema to the newest migration, and returns the names of migrations the database has that this
+ * release does not know: during a rolling upgrade the newer release migrates first, and a node of the older one that
+ * starts (or restarts) then must still run, which it can because migrations only add (docs/operations.md,
+ * "Upgrades"). Kysely's migrator would refuse it ("corrupted migrations"), so such a database is left as it is when
+ * it already has every migration of this release; one that lacks some of ours and has others we do not know is not a
+ * database this release can run on, and that throws.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const known = Object.keys(await migrationProvider.getMigrations());
+  const applied = await appliedMigrations(db);
+  const newer = applied.filter((name) => !known.includes(name));
+  if (newer.length > 0) {
+    const missing = known.filter((name) => !applied.includes(name));
+    if (missing.length > 0)
+      throw new Error(
+        `the database has migrations this release does not know (${newer.join(", ")}) and lacks some it needs (${missing.join(", ")})`,
+      );
+    return newer;
+  }
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
+  return [];
 }
 
 /** Readiness: the database answers a trivial query within `timeoutMs`. */
