@@ -132,7 +132,7 @@ describe("GET /api/docs", () => {
     expect(answer.headers.get("content-type")).toContain("text/html");
     expect(answer.headers.get("content-security-policy")).toBe(VIEWER_CSP);
     expect(VIEWER_CSP).toContain("script-src 'self';");
-    expect(VIEWER_CSP).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline|https?:/u);
+    expect(VIEWER_CSP).not.toMatch(/unsafe-|https?:|\*/u);
     const html = await answer.text();
     expect(html).not.toMatch(/<script>|<script(?![^>]*\ssrc=)/u);
     const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/gu)].map(([, url]) => url as string);
@@ -164,7 +164,7 @@ describe("GET /api/docs", () => {
     ]) {
       const answer = await fetch(`${server.url}${path}`);
       expect(answer.status, path).toBe(404);
-      expect((await answer.json()).error_code).toBe("not_found");
+      expect(((await answer.json()) as Json).error_code).toBe("not_found");
     }
   });
 });
