@@ -33,6 +33,7 @@ import { federationRoutes } from "./routes/federation.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
 import { loginRoutes } from "./routes/login.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
@@ -148,6 +149,7 @@ export async function buildApp(
   };
   app.decorate("services", services);
 
+  await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { db });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
