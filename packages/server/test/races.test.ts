@@ -86,7 +86,7 @@ describe("races between nodes, settled by PostgreSQL", () => {
 
   describe("a mailed code used at the same moment on every node works once", () => {
     // Guard: codesStore.markUsed's `where used_at is null` (one conditional update). Checked: with that condition
-    // removed, every round let 2 to 12 of the 12 attempts through.
+    // removed, 5 to 11 of the 12 attempts went through (11 activations, 6 new passwords, 5 deletions).
     const ATTEMPTS = 12;
 
     it("activation", async () => {
@@ -142,8 +142,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     });
 
     it("linked-session code: one session on the receiving host", async () => {
-      // Guard: sessionLinksStore.consume deletes the row as it reads it (`delete … returning`); a select-then-delete
-      // there let several redemptions open sessions.
+      // Guard: sessionLinksStore.consume deletes the row as it reads it (`delete … returning`). Checked: with a
+      // select then a delete there, all 12 redemptions opened a session.
       const origin = "http://cloud.localhost:8080";
       for (let round = 0; round < ROUNDS; round++) {
         const user = await person();
@@ -175,8 +175,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     const ATTEMPTS = 12;
 
     it("the CN image captcha: one right answer passes once", async () => {
-      // Guard: captchasStore.take counts its own delete; checked: answering the row it read whatever the delete did
-      // let 3 to 12 of the 12 through.
+      // Guard: captchasStore.take answers only when its own delete removed the row. Checked: answering the row it
+      // read, whatever the delete did, let 11 of the 12 through.
       for (let round = 0; round < ROUNDS; round++) {
         const { id } = await generateCaptcha(db(), { keepAnswerForTests: true });
         const answer = testAnswers.get(id);
@@ -219,8 +219,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     const ITEMS = 40;
 
     it("the mail outbox: every node's worker running, each mail reaches the SMTP server once", async () => {
-      // Guard: outboxStore.claim's conditional update (the lease). Checked: with claim answering true without its
-      // conditions, 4 workers delivered most of the 40 mails two to four times.
+      // Guard: outboxStore.claim's conditional update (the lease). Checked: without its conditions on the lease and
+      // the due time, every mail reached the SMTP server 4 times, once from each node.
       const smtp = await new TestSmtp().start();
       const workers = nodes.map((node) =>
         startMailWorker({
@@ -249,7 +249,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     });
 
     it("the jobs table: every node's worker running, each job runs once", async () => {
-      // Guard: jobsStore.claim's conditional update, as for the outbox.
+      // Guard: jobsStore.claim's conditional update, as for the outbox. Checked: without its conditions, each job
+      // ran 4 times.
       const runs = new Map<number, number>();
       const kind = `race-${randomUUID().slice(0, 8)}`;
       const handler = async (payload: unknown) => {
@@ -308,8 +309,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     const INCREMENTS = 200;
 
     it("the per-address rate limit (the @fastify/rate-limit store)", async () => {
-      // Guard: rateLimitsStore.hit is one upsert (`on conflict do update … hits + 1`). Checked: read-then-write lost
-      // increments in every round.
+      // Guard: rateLimitsStore.hit is one upsert (`on conflict do update … hits + 1`). Checked: a read then a write
+      // lost increments (the 200 answers were not 1 to 200).
       const stores = nodes.map((node) => {
         const Store = databaseRateLimitStore(node);
         return new Store({ routeInfo: { method: "POST", url: "/api/race" } });
@@ -329,7 +330,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
     });
 
     it("the sign-in failure counter: every attempt counted, the threshold's worth verified, one lockout", async () => {
-      // Guard: throttleStore.claim numbers each attempt in one upsert before any password is verified.
+      // Guard: throttleStore.claim numbers each attempt in one upsert before any password is verified. Checked: a
+      // read then a write verified 12 passwords instead of 5.
       for (let round = 0; round < ROUNDS; round++) {
         const user = await person();
         let verified = 0;
@@ -355,6 +357,7 @@ describe("races between nodes, settled by PostgreSQL", () => {
     });
 
     it("the recovery-mail quota", async () => {
+      // Guard: recoveryQuotaStore.count is one upsert. Checked: a read then a write lost increments.
       for (let round = 0; round < ROUNDS; round++) {
         const key = randomUUID();
         const counts = await together(nodes, INCREMENTS, (node) =>
@@ -407,7 +410,8 @@ describe("races between nodes, settled by PostgreSQL", () => {
 
     it("run each migration once, and end with the whole schema", async () => {
       // Guard: Kysely's Migrator takes a PostgreSQL advisory lock around the pending migrations (verified here rather
-      // than assumed). Checked: with that lock made a no-op, 5 of the 6 nodes failed ("relation … already exists").
+      // than assumed). Checked: with that lock made a no-op, 5 of the 6 nodes failed in 001-foundation (duplicate
+      // key in pg_type_typname_nsp_index: two nodes creating one table).
       const reference = await schemaOf(db());
       const names = Object.keys(await migrationProvider.getMigrations()).sort();
       for (let round = 0; round < 3; round++) {
