@@ -8,8 +8,6 @@ import {
 } from "@gatehouse/contract";
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
-import type { FastifyBaseLogger } from "fastify";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activateAccount } from "../src/accounts/activation.ts";
 import { deleteAccount } from "../src/accounts/deletion.ts";
@@ -24,60 +22,35 @@ import { generateCaptcha, testAnswers } from "../src/captcha/image.ts";
 import { proofOfWork } from "../src/captcha/proof-of-work.ts";
 import { issueCode } from "../src/codes/codes.ts";
 import { databaseRateLimitStore } from "../src/http/rate-limit.ts";
-import { queueJob, startJobWorker } from "../src/jobs/worker.ts";
 import type { MailSite } from "../src/mail/links.ts";
-import { queueMail } from "../src/mail/outbox.ts";
-import { createTransport } from "../src/mail/transport.ts";
-import { startMailWorker } from "../src/mail/worker.ts";
-import { ensureSigningKeys, loadSigningKeys } from "../src/oidc/keys.ts";
 import { issueLinkCode, redeemLinkCode } from "../src/sessions/links.ts";
 import { openSession } from "../src/sessions/sessions.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { federationStore } from "../src/store/federation.ts";
-import { jobsStore } from "../src/store/jobs.ts";
-import { migrationProvider } from "../src/store/migrations/index.ts";
-import { outboxStore } from "../src/store/outbox.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import { throttleStore } from "../src/store/throttle.ts";
 import { freshPostgres } from "./harness.ts";
-import { TestSmtp } from "./smtp.ts";
+import { NODES, oneToN, openNodes, together } from "./nodes.ts";
 
 /**
  * Issue #14, "races are settled by the database": several nodes on one real PostgreSQL, each node a connection pool
  * of its own (what a second process would open), making the same move at the same moment, several times over. Each
  * test names the guard it proves and how it was seen to fail without it. The HTTP races (two apps on one database)
- * are in races-http.test.ts; the store suite (store.test.ts) proves each statement's atomicity from two connections,
- * and throttle-race.test.ts the sign-in lock through two apps; these add many nodes and the domain functions.
+ * are in races-http.test.ts, the queues in races-queues.test.ts, a start on an empty database in
+ * races-startup.test.ts; the store suite (store.test.ts) proves each statement's atomicity from two connections, and
+ * throttle-race.test.ts the sign-in lock through two apps; these add many nodes and the domain functions.
  */
-const NODES = 4;
 const ROUNDS = 5;
 const SECRET = "test-secret-that-is-long-enough-123456";
 const SITE: MailSite = { brand: "default", origin: "http://localhost:8080" };
 const CLIENT = { ip: "198.51.100.7", userAgent: "race" };
-const quiet = { info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogger;
-
-/** Opens `count` nodes on a database and fills each pool, so the attempts below meet at the database, not at connect. */
-async function openNodes(url: string, count = NODES): Promise<Db[]> {
-  const nodes = Array.from({ length: count }, () => openDatabase(url).db);
-  await Promise.all(nodes.flatMap((db) => Array.from({ length: 10 }, () => sql`select pg_sleep(0.01)`.execute(db))));
-  return nodes;
-}
-
-/** `attempts` calls started in the same tick, spread over the nodes; answers their outcomes in order. */
-function together<T>(nodes: Db[], attempts: number, call: (db: Db, i: number) => Promise<T>): Promise<T[]> {
-  return Promise.all(Array.from({ length: attempts }, (_, i) => call(nodes[i % nodes.length] as Db, i)));
-}
-
-const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 describe("races between nodes, settled by PostgreSQL", () => {
   let nodes: Db[];
-  /** The nodes' database, migrated by one node alone: the reference schema for the migration race. */
-  let databaseUrl: string;
 
   beforeAll(async () => {
-    databaseUrl = await freshPostgres();
+    const databaseUrl = await freshPostgres();
     const first = openDatabase(databaseUrl).db;
     await migrate(first);
     await first.destroy();
@@ -268,96 +241,6 @@ describe("races between nodes, settled by PostgreSQL", () => {
     });
   });
 
-  describe("the durable queues hand each item to exactly one node", () => {
-    const ITEMS = 40;
-
-    it("the mail outbox: every node's worker running, each mail reaches the SMTP server once", async () => {
-      // Guard: outboxStore.claim's conditional update (the lease). Checked: without its conditions on the lease and
-      // the due time, every mail reached the SMTP server 4 times, once from each node.
-      const smtp = await new TestSmtp().start();
-      const workers = nodes.map((node) =>
-        startMailWorker({
-          db: node,
-          transport: createTransport(smtp.url),
-          from: "gatehouse@example.com",
-          log: quiet,
-          intervalMs: 3_600_000,
-        }),
-      );
-      try {
-        for (let round = 0; round < 3; round++) {
-          const recipients = Array.from({ length: ITEMS }, (_, i) => `r${round}-${i}-${randomUUID()}@example.com`);
-          for (const to of recipients)
-            await queueMail(db(), { userId: null, to, kind: "race", subject: to, text: "hello", html: "<p>hello</p>" });
-          // Every node's worker takes a pass at the same moment, and again until nothing is left.
-          for (let pass = 0; pass < 5; pass++) await Promise.all(workers.map((worker) => worker.runOnce()));
-          for (const to of recipients) expect(smtp.received.filter((mail) => mail.to.includes(to))).toHaveLength(1);
-          const rows = await db().selectFrom("outbox").select("status").where("kind", "=", "race").execute();
-          expect(rows.filter((row) => row.status !== "sent")).toEqual([]);
-        }
-      } finally {
-        await Promise.all(workers.map((worker) => worker.stop()));
-        await smtp.stop();
-      }
-    });
-
-    it("the jobs table: every node's worker running, each job runs once", async () => {
-      // Guard: jobsStore.claim's conditional update, as for the outbox. Checked: without its conditions, each job
-      // ran 4 times.
-      const runs = new Map<number, number>();
-      const kind = `race-${randomUUID().slice(0, 8)}`;
-      const handler = async (payload: unknown) => {
-        const n = (payload as { n: number }).n;
-        runs.set(n, (runs.get(n) ?? 0) + 1);
-        await new Promise((resolve) => setImmediate(resolve));
-      };
-      const workers = nodes.map((node) =>
-        startJobWorker({ db: node, handlers: { [kind]: handler }, log: quiet, intervalMs: 3_600_000 }),
-      );
-      try {
-        for (let round = 0; round < 3; round++) {
-          const numbers = oneToN(ITEMS).map((i) => round * ITEMS + i);
-          const ids: string[] = [];
-          for (const n of numbers) ids.push(await queueJob(db(), kind, { n }));
-          for (let pass = 0; pass < 5; pass++) await Promise.all(workers.map((worker) => worker.runOnce()));
-          for (const n of numbers) expect(runs.get(n)).toBe(1);
-          const done = (await jobsStore.list(db(), kind)).filter(
-            (job) => ids.includes(job.id) && job.status === "done",
-          );
-          expect(done).toHaveLength(ITEMS);
-        }
-      } finally {
-        await Promise.all(workers.map((worker) => worker.stop()));
-      }
-    });
-
-    it("claims raced directly: of every node claiming every due mail at once, one claim per mail succeeds", async () => {
-      for (let round = 0; round < ROUNDS; round++) {
-        const ids: string[] = [];
-        for (let i = 0; i < ITEMS; i++)
-          ids.push(
-            await queueMail(db(), {
-              userId: null,
-              to: `claim-${i}@example.com`,
-              kind: "claim-race",
-              subject: "s",
-              text: "t",
-              html: "h",
-            }),
-          );
-        const now = Date.now();
-        const claims = await Promise.all(
-          nodes.flatMap((node) =>
-            ids.map(async (id) => ((await outboxStore.claim(node, id, now, now + 60_000, 0)) ? id : null)),
-          ),
-        );
-        const won = claims.filter((id): id is string => id !== null);
-        expect(ascending(won.map((id) => ids.indexOf(id)))).toEqual(oneToN(ITEMS).map((n) => n - 1));
-        for (const id of ids) await outboxStore.delete(db(), id);
-      }
-    });
-  });
-
   describe("counters lose no increment when every node counts at once", () => {
     const INCREMENTS = 200;
 
@@ -450,65 +333,5 @@ describe("races between nodes, settled by PostgreSQL", () => {
         .execute();
       expect(rows).toHaveLength(1);
     }
-  });
-
-  describe("several nodes starting together on an empty database", () => {
-    const STARTING = 6;
-    const schemaOf = async (of: Db) =>
-      (
-        await sql<{ table_name: string; column_name: string; data_type: string }>`
-          select table_name, column_name, data_type from information_schema.columns
-          where table_schema = 'public' order by table_name, column_name`.execute(of)
-      ).rows;
-
-    it("run each migration once, and end with the whole schema", async () => {
-      // Guard: Kysely's Migrator takes a PostgreSQL advisory lock around the pending migrations (verified here rather
-      // than assumed). Checked: with that lock made a no-op, 5 of the 6 nodes failed in 001-foundation (duplicate
-      // key in pg_type_typname_nsp_index: two nodes creating one table).
-      const reference = await schemaOf(db());
-      const names = Object.keys(await migrationProvider.getMigrations()).sort();
-      for (let round = 0; round < 3; round++) {
-        const starting = await openNodes(await freshPostgres(), STARTING);
-        try {
-          const outcomes = await Promise.allSettled(starting.map((node) => migrate(node)));
-          expect(outcomes.filter((o) => o.status === "rejected")).toEqual([]);
-          const ran = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
-            starting[0] as Db,
-          );
-          expect(ran.rows.map((row) => row.name)).toEqual(names);
-          expect(await schemaOf(starting[0] as Db)).toEqual(reference);
-        } finally {
-          await Promise.all(starting.map((node) => node.destroy()));
-        }
-      }
-    });
-
-    it("make one signing key and one successor per algorithm, and every node signs with the same key", async () => {
-      // Guard: ensureSigningKeys runs under `exclusively` (an advisory lock). Checked: without it, 6 nodes made 12
-      // current and 12 waiting keys, and a node that read the keys before the others wrote theirs published a JWKS
-      // without the keys they sign with.
-      for (let round = 0; round < 3; round++) {
-        const starting = await openNodes(await freshPostgres(), STARTING);
-        try {
-          await migrate(starting[0] as Db);
-          // As app.ts starts: each node makes what is missing, then reads the set it will sign with and publish.
-          const sets = await Promise.all(
-            starting.map(async (node) => {
-              await ensureSigningKeys(node, SECRET);
-              return (await loadSigningKeys(node, SECRET)).map((key) => key.kid);
-            }),
-          );
-          const states = await sql<{ state: string; n: number }>`
-            select state, count(*)::int as n from oidc_keys group by state order by state`.execute(starting[0] as Db);
-          expect(states.rows).toEqual([
-            { state: "current", n: 2 },
-            { state: "next", n: 2 },
-          ]);
-          for (const set of sets) expect(set).toEqual(sets[0]);
-        } finally {
-          await Promise.all(starting.map((node) => node.destroy()));
-        }
-      }
-    });
   });
 });
