@@ -42,6 +42,9 @@ export default async function setup(project: TestProject) {
     port,
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
+    // Race tests open several nodes (pools of up to 10) each, and test files run side by side: room beyond the 100
+    // connections PostgreSQL allows by default.
+    postgresFlags: ["-c", "max_connections=300"],
     onLog: () => {},
     onError: () => {},
   });

@@ -3,6 +3,7 @@ import { captchasStore } from "../store/captchas.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { CodePurpose, CodeRow } from "../store/schema.ts";
+import { usersStore } from "../store/users.ts";
 
 export type CodeStatus = "valid" | "invalid" | "expired" | "used" | "superseded";
 /** The error code for a code that cannot be used: `code_invalid`, `code_expired`, `code_used`, `code_superseded`. */
@@ -37,7 +38,8 @@ export async function decoyCodeWork(db: Db, now = Date.now()): Promise<void> {
 
 /**
  * Issues a single-use code for one purpose; the user's earlier open codes of that purpose stop working, so only
- * the newest link in the mailbox counts.
+ * the newest link in the mailbox counts. Call it in the transaction that queues its mail: two links asked for at
+ * the same moment (two nodes) take turns on the account's row, so the second retires the first (issue #14).
  */
 export async function issueCode(
   db: Db,
@@ -47,6 +49,7 @@ export async function issueCode(
   now = Date.now(),
 ): Promise<string> {
   const code = newCode();
+  await usersStore.lock(db, userId);
   await codesStore.retireOpen(db, userId, purpose, now);
   await codesStore.insert(db, {
     id: randomUUID(),

@@ -1,4 +1,4 @@
-import type { Adapter, AdapterPayload } from "oidc-provider";
+import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
 import type { Db } from "../store/db.ts";
 import { oidcStore } from "../store/oidc.ts";
 
@@ -48,8 +48,20 @@ export function oidcAdapter(db: Db, gatewaySessionOfRequest: GatewaySessionOfReq
       return this.findBy("user_code", userCode);
     }
 
+    /**
+     * The provider reads `consumed`, then calls this: two redemptions of one code (or refresh token) arriving together,
+     * on one node or two, both read it unconsumed. The database lets one of them consume it; the other is refused
+     * here, before any token is issued, and ends the grant, as the provider does with a code used again later
+     * (RFC 6749 §4.1.2, RFC 9700 §4.14.2; ASVS v5 10.4.2: an authorization code is used once).
+     */
     async consume(id: string): Promise<void> {
-      await oidcStore.consume(db, this.model, id, Date.now());
+      const outcome = await oidcStore.consume(db, this.model, id, Date.now());
+      if (!outcome.lost) return;
+      if (this.model === "PushedAuthorizationRequest") {
+        throw new errors.InvalidRequestUri("request_uri is invalid, expired, or was already used");
+      }
+      if (outcome.grantId) await oidcStore.revokeGrant(db, outcome.grantId);
+      throw new errors.InvalidGrant(`${this.model} already consumed`);
     }
 
     async destroy(id: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, generateKeyPair, hkdfSync, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import type { Db } from "../store/db.ts";
+import { type Db, exclusively } from "../store/db.ts";
 import { oidcKeysStore } from "../store/oidc-keys.ts";
 import type { OidcKeyRow, OidcKeyState } from "../store/schema.ts";
 
@@ -91,16 +91,19 @@ function newKeyRows(kek: Buffer, state: OidcKeyState, now: number): Promise<Oidc
 const REQUIRED_STATES: readonly OidcKeyState[] = ["current", "next"];
 
 /**
- * Makes sure a signing key and its successor exist (first start). Several nodes starting at once each fill only
- * the states they found empty; should two both add a current key, the newest signs and both stay published.
+ * Makes sure a signing key and its successor exist (first start). Nodes starting together take turns (issue #14):
+ * each node signs with the newest current key it read at start and publishes only the keys it read, so were two to
+ * add a current key at once, one node's tokens would carry a key the other's JWKS lacks.
  */
 export async function ensureSigningKeys(db: Db, sessionSecret: string, now = Date.now()): Promise<void> {
   const kek = keyEncryptionKey(sessionSecret);
-  const present = new Set((await oidcKeysStore.all(db)).map((row) => row.state));
-  for (const state of REQUIRED_STATES) {
-    if (present.has(state)) continue;
-    for (const row of await newKeyRows(kek, state, now)) await oidcKeysStore.insert(db, row);
-  }
+  await exclusively(db, "signing-keys", async (trx) => {
+    const present = new Set((await oidcKeysStore.all(trx)).map((row) => row.state));
+    for (const state of REQUIRED_STATES) {
+      if (present.has(state)) continue;
+      for (const row of await newKeyRows(kek, state, now)) await oidcKeysStore.insert(trx, row);
+    }
+  });
 }
 
 /**
@@ -117,7 +120,8 @@ export async function rotateSigningKeys(
 ): Promise<{ signing: string[]; next: string[]; dropped: string[] }> {
   const kek = keyEncryptionKey(sessionSecret);
   const fresh = await newKeyRows(kek, "next", now);
-  return db.transaction().execute(async (trx) => {
+  // Two rotations at once would each demote and promote what they read: they take turns, as the first start does.
+  return exclusively(db, "signing-keys", async (trx) => {
     const rows = await oidcKeysStore.all(trx);
     for (const row of rows) openJwk(kek, row.kid, row.private_jwk); // refuse to rotate under the wrong secret
     const inState = (state: OidcKeyState) => rows.filter((row) => row.state === state).map((row) => row.kid);

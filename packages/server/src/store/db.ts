@@ -19,6 +19,9 @@ export interface OpenDatabase {
   pool?: pg.Pool;
 }
 
+/** What each opened database is, for `exclusively` (a transaction object is found by the database it came from). */
+const kinds = new WeakMap<Db, DbKind>();
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…`. */
 export function openDatabase(url: string): OpenDatabase {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
@@ -34,11 +37,29 @@ export function openDatabase(url: string): OpenDatabase {
     // administrator command") is an `error` event on the pool; unhandled, it would end the process (issue #14). The
     // pool has already discarded that client and opens a new one on the next query. The app also logs it.
     pool.on("error", () => {});
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: "postgres", pool };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    kinds.set(db, "postgres");
+    return { db, kind: "postgres", pool };
   }
   const path = url.slice("sqlite:".length);
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) }), kind: "sqlite" };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
+  kinds.set(db, "sqlite");
+  return { db, kind: "sqlite" };
+}
+
+/**
+ * Runs `work` in one transaction that no other node runs at the same time, for a read-then-write that rows alone
+ * cannot settle (nothing to lock exists yet, e.g. the first signing keys). On PostgreSQL it holds a transaction
+ * advisory lock named by `name` until it commits, so several nodes starting together take turns and each sees what
+ * the one before wrote; SQLite serves one node (several need PostgreSQL), and its transaction is enough there.
+ */
+export async function exclusively<T>(db: Db, name: string, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    if (kinds.get(db) === "postgres")
+      await sql`select pg_advisory_xact_lock(hashtext(${`gatehouse:${name}`}))`.execute(trx);
+    return work(trx);
+  });
 }
 
 /**

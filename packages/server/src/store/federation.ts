@@ -27,12 +27,18 @@ export const federationStore = {
     return row && row.expires_at > now ? row : undefined;
   },
 
-  /** A browser's pending sign-in replaces the one it had: the latest answer is the one the person acts on. */
+  /**
+   * A browser's pending sign-in replaces the one it had: the latest answer is the one the person acts on. One upsert,
+   * so two answers for one browser arriving together (two tabs, two nodes) both succeed and the later one stays; a
+   * delete then insert let both delete, and the second insert met the primary key (issue #14).
+   */
   putPending: async (db: Db, row: FederationPendingRow): Promise<void> => {
-    await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom("federation_pending").where("browser", "=", row.browser).execute();
-      await trx.insertInto("federation_pending").values(row).execute();
-    });
+    const { browser: _, ...answer } = row;
+    await db
+      .insertInto("federation_pending")
+      .values(row)
+      .onConflict((oc) => oc.column("browser").doUpdateSet(answer))
+      .execute();
   },
 
   findPending: async (db: Db, browser: string, now: number): Promise<FederationPendingRow | undefined> => {

@@ -45,13 +45,32 @@ export const oidcStore = {
       .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
       .executeTakeFirst(),
 
-  consume: async (db: Db, model: string, id: string, now: number): Promise<void> => {
-    await db
+  /**
+   * Marks a code or token consumed unless something consumed it first: one conditional update, so of two requests
+   * racing with it (on one node or several) exactly one wins. A call that lost (or found no row) learns the row's
+   * grant, so the caller can end it.
+   */
+  consume: async (
+    db: Db,
+    model: string,
+    id: string,
+    now: number,
+  ): Promise<{ lost: false } | { lost: true; grantId: string | null }> => {
+    const won = await db
       .updateTable("oidc_models")
       .set({ consumed_at: now })
       .where("model", "=", model)
       .where("id", "=", id)
-      .execute();
+      .where("consumed_at", "is", null)
+      .executeTakeFirst();
+    if (won.numUpdatedRows > 0n) return { lost: false };
+    const row = await db
+      .selectFrom("oidc_models")
+      .select("grant_id")
+      .where("model", "=", model)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return { lost: true, grantId: row?.grant_id ?? null };
   },
 
   destroy: async (db: Db, model: string, id: string): Promise<void> => {

@@ -18,6 +18,18 @@ export const usersStore = {
     return result.numUpdatedRows > 0n;
   },
 
+  /**
+   * Holds the account's row until the transaction `db` ends, by a write that changes nothing (PostgreSQL locks the
+   * row; SQLite takes its write lock): changes to an account's other rows that read before they write take turns.
+   */
+  lock: async (db: Db, id: string): Promise<void> => {
+    await db
+      .updateTable("users")
+      .set((eb) => ({ updated_at: eb.ref("updated_at") }))
+      .where("id", "=", id)
+      .execute();
+  },
+
   delete: async (db: Db, id: string): Promise<boolean> => {
     const result = await db.deleteFrom("users").where("id", "=", id).executeTakeFirst();
     return result.numDeletedRows > 0n;

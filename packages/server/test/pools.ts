@@ -1,0 +1,22 @@
+import { sql } from "kysely";
+import { type Db, openDatabase } from "../src/store/db.ts";
+
+/**
+ * Several nodes on one database, for the race tests of issue #14: each node is a connection pool of its own, as a
+ * second process would open (races*.test.ts).
+ */
+export const NODES = 4;
+
+/** Opens `count` nodes on a database and fills each pool, so the attempts meet at the database, not at connect. */
+export async function openNodes(url: string, count = NODES): Promise<Db[]> {
+  const nodes = Array.from({ length: count }, () => openDatabase(url).db);
+  await Promise.all(nodes.flatMap((db) => Array.from({ length: 10 }, () => sql`select pg_sleep(0.01)`.execute(db))));
+  return nodes;
+}
+
+/** `attempts` calls started in the same tick, spread over the nodes; answers their outcomes in order. */
+export function together<T>(nodes: Db[], attempts: number, call: (db: Db, i: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: attempts }, (_, i) => call(nodes[i % nodes.length] as Db, i)));
+}
+
+export const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
