@@ -13,15 +13,16 @@ import { type Config, ConfigError } from "./config.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
-import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
+import { clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
-import { databaseRateLimitStore } from "./http/rate-limit.ts";
+import { databaseRateLimitStore, refuseOverLimit } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { startJobWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
+import { serveMetrics } from "./metrics/serve.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
@@ -72,7 +73,7 @@ export async function buildApp(
     jobFirstRetryMs?: number;
   } = {},
 ): Promise<App> {
-  const { db, kind } = openDatabase(config.databaseUrl);
+  const { db, kind, pool } = openDatabase(config.databaseUrl);
   await migrate(db);
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
@@ -107,13 +108,15 @@ export async function buildApp(
 
   registerErrorHandling(app);
   await registerCompression(app);
+  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics").
+  if (config.metrics) await serveMetrics(app, { settings: config.metrics, db, pool });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
     global: false,
     keyGenerator: (request) => request.ip,
     store: databaseRateLimitStore(db),
-    errorResponseBuilder: () => new ApiError("rate_limited", { temporary: true }),
+    errorResponseBuilder: refuseOverLimit(db),
   });
   await app.register(sessionPlugin, { config, db });
 

@@ -10,6 +10,7 @@ import { apiResourceServer } from "./api-token.ts";
 import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { OIDC_SCOPES } from "./interaction.ts";
+import { countIssuedTokens } from "./issued-tokens.ts";
 import type { PrivateJwk } from "./keys.ts";
 import { legacyResourceServer, webClient } from "./legacy.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
@@ -154,5 +155,6 @@ export function buildProvider(options: {
   // Behind TLS offload the provider must believe X-Forwarded-Proto; oidc/mount.ts strips those headers unless
   // TRUST_PROXY trusts the connection's peer.
   provider.proxy = config.trustProxy !== false;
+  countIssuedTokens(provider, db);
   return provider;
 }
