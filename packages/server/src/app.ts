@@ -22,7 +22,6 @@ import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { startJobWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
-import { serveMetrics } from "./metrics/serve.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
@@ -108,8 +107,10 @@ export async function buildApp(
 
   registerErrorHandling(app);
   await registerCompression(app);
-  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics").
-  if (config.metrics) await serveMetrics(app, { settings: config.metrics, db, pool });
+  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics");
+  // prom-client is loaded only then, so a gateway without metrics never pays its memory (issue #9).
+  if (config.metrics)
+    await (await import("./metrics/serve.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
