@@ -74,7 +74,7 @@ function countRequests(app: FastifyInstance, metrics: Metrics): void {
  * SHA-256 digests (equal lengths whatever is sent, so neither the token's bytes nor its length leak through timing).
  * Anyone else gets 401 with the spec's error object and the RFC 6750 challenge (docs/decisions.md).
  */
-function answerWithToken(metrics: Metrics, token: string, request: FastifyRequest, reply: FastifyReply) {
+async function answerWithToken(metrics: Metrics, token: string, request: FastifyRequest, reply: FastifyReply) {
   const presented = /^Bearer +(\S+) *$/iu.exec(request.headers.authorization ?? "")?.[1];
   if (presented === undefined || !timingSafeEqual(digest(presented), digest(token))) {
     reply.header("www-authenticate", 'Bearer realm="metrics"');
