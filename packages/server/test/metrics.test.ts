@@ -1,8 +1,11 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { LOCKOUT_THRESHOLD, OIDC_API_RESOURCE, RATE_LIMITS, RECOVERY_MAILS_PER_ADDRESS } from "@gatehouse/contract";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
+import { createMetrics } from "../src/metrics/registry.ts";
+import { openDatabase } from "../src/store/db.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
 import {
   Browser,
@@ -408,6 +411,40 @@ describe("/metrics on METRICS_PORT alone (PostgreSQL)", () => {
       {},
     );
     expect(later.value("gatehouse_mail_oldest_waiting_seconds")).toBeGreaterThan(0);
+  });
+});
+
+describe("scrapes while the database does not answer", () => {
+  it("say so within the timeout (up 0, mail NaN), and ask it nothing more while its questions are out", async () => {
+    // A PostgreSQL that takes connections and never says a word: every question hangs.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { db, pool } = openDatabase(
+      `postgres://gatehouse:x@127.0.0.1:${(silent.address() as AddressInfo).port}/gatehouse`,
+    );
+    const metrics = createMetrics({ db, pool });
+    try {
+      const started = performance.now();
+      const scrapes: string[] = await Promise.all([metrics.registry.metrics(), metrics.registry.metrics()]);
+      expect(performance.now() - started).toBeLessThan(4000);
+      scrapes.push(await metrics.registry.metrics());
+      for (const text of scrapes) {
+        const found = samples(text);
+        expect(found.get(key("gatehouse_database_up"))).toBe(0);
+        expect(found.get(key("gatehouse_mail_waiting"))).toBeNaN();
+        expect(found.get(key("gatehouse_mail_oldest_waiting_seconds"))).toBeNaN();
+      }
+      // One ping and one outbox question, shared by the three scrapes: no connection per scrape.
+      expect(sockets).toHaveLength(2);
+      const last = samples(scrapes.at(-1) as string);
+      expect(last.get(key("gatehouse_db_pool_connections", { state: "total" }))).toBe(2);
+      expect(last.get(key("gatehouse_db_pool_connections", { state: "idle" }))).toBe(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+      await db.destroy().catch(() => undefined);
+    }
   });
 });
 
