@@ -58,6 +58,8 @@ async function prepareGatehouse(dir: string, accounts: string[], port: number) {
     SMTP_URL: "smtp://127.0.0.1:1",
     SESSION_SECRET: "bench-secret-bench-secret-bench-secret",
     TRUST_PROXY: "true",
+    // Metrics on, as an operator runs it: every request is counted and timed (issue #14).
+    METRICS_TOKEN: "bench-metrics-token-bench-metrics-token",
     WEB_DIST: dir,
     // As `npm start` runs it: Node's compile cache keeps the stripped TypeScript, so a restart loads no compiler.
     NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(ROOT, "node_modules/.cache/node-compile"),

@@ -13,11 +13,11 @@ import { type Config, ConfigError } from "./config.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
-import { ApiError, clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
+import { clientErrorHandler, registerErrorHandling } from "./http/errors.ts";
 import { registerHostPage } from "./http/host-page.ts";
 import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
-import { databaseRateLimitStore } from "./http/rate-limit.ts";
+import { databaseRateLimitStore, refuseOverLimit } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { startJobWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
@@ -114,13 +114,17 @@ export async function buildApp(
 
   registerErrorHandling(app);
   await registerCompression(app);
+  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics");
+  // prom-client is loaded only then, so a gateway without metrics never pays its memory (issue #9).
+  if (config.metrics)
+    await (await import("./metrics/serve.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
     global: false,
     keyGenerator: (request) => request.ip,
     store: databaseRateLimitStore(db),
-    errorResponseBuilder: () => new ApiError("rate_limited", { temporary: true }),
+    errorResponseBuilder: refuseOverLimit(db),
   });
   await app.register(sessionPlugin, { config, db });
 

@@ -92,6 +92,18 @@ const Env = z.object({
       const url = new URL(value);
       return url.origin === value.replace(/\/+$/u, "") && url.username === "" && url.password === "";
     }, "must be an origin such as http://localhost:30304 (no path, query or credentials)"),
+  /**
+   * Issue #14: /metrics on the main port answers only `Authorization: Bearer <METRICS_TOKEN>`. A token as RFC 6750
+   * spells one, so any scraper can send it as it is; long enough that guessing it is hopeless.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .min(32, "must be at least 32 characters")
+    .regex(/^[A-Za-z0-9._~+/-]+=*$/u, "must be letters, digits and - . _ ~ + / (a bearer token, RFC 6750)")
+    .optional(),
+  /** Issue #14: a second listener that serves only /metrics, without a token, on METRICS_HOST (default: HOST). */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -133,6 +145,15 @@ export interface Config {
   licenceHelperOrigin: string;
   /** The forum bridge (issue #13), on when DISCOURSE_URL and DISCOURSE_SECRET are both set. */
   discourse: DiscourseConfig | undefined;
+  /** Where the metrics are served (issue #14); none are kept when neither METRICS_TOKEN nor METRICS_PORT is set. */
+  metrics: MetricsConfig | undefined;
+}
+
+/** /metrics: on the main port to the token's bearer, and/or on a port of its own without one (README "Metrics"). */
+export interface MetricsConfig {
+  token: string | undefined;
+  port: number | undefined;
+  host: string;
 }
 
 /** The forum's DiscourseConnect settings, and its admin API for sign-outs when a key is set. */
@@ -190,7 +211,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trialProductCode: e.TRIAL_PRODUCT_CODE,
     licenceHelperOrigin: licenceHelper(e, production),
     discourse: discourse(e, production),
+    metrics: metrics(e),
   };
+}
+
+function metrics(e: z.infer<typeof Env>): MetricsConfig | undefined {
+  if (e.METRICS_HOST !== undefined && e.METRICS_PORT === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  METRICS_HOST: set METRICS_PORT too (the host is the metrics port's)",
+    );
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError("Invalid configuration:\n  METRICS_PORT: must differ from PORT (the API's port)");
+  }
+  if (e.METRICS_TOKEN === undefined && e.METRICS_PORT === undefined) return undefined;
+  return { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST };
 }
 
 /**

@@ -31,14 +31,14 @@ export async function finishSignIn(db: Db, proof: ProvenSignIn, now = Date.now()
   const context = { userId: user.id, ip: client.ip, userAgent: client.userAgent };
   const refusal = accountRefusal(user);
   if (refusal) {
-    await audit(db, "sign_in_failed", { ...context, detail: `${method}: ${refusal}` }, now);
+    await audit(db, "sign_in_failed", { ...context, method, detail: `${method}: ${refusal}` }, now);
     return { ok: false, refusal };
   }
   const step = requiredStepOf(user);
   // ASVS 7.2.4: a sign-in always gets a new token; the browser's previous signed-in session ends with it.
   if (proof.replacing) await replaceSession(db, proof.replacing, user.id);
   const token = await openSession(db, { userId: user.id, method, idp: proof.idp ?? null, step }, client, now);
-  await audit(db, "sign_in", { ...context, detail: proof.idp ? `${method} (${proof.idp})` : method }, now);
+  await audit(db, "sign_in", { ...context, method, detail: proof.idp ? `${method} (${proof.idp})` : method }, now);
   return { ok: true, token, step };
 }
 

@@ -19,6 +19,7 @@ import {
 } from "../codes/codes.ts";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
+import { counts } from "../metrics/counts.ts";
 import { announceEnded } from "../sessions/ended.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
@@ -57,6 +58,7 @@ async function recoveryQuota(db: Db, email: string, now: number): Promise<boolea
 export async function requestRecovery(db: Db, email: string, origin: Origin, now = Date.now()): Promise<void> {
   const user = await usersStore.findByEmail(db, normalizeEmail(email));
   const allowed = await recoveryQuota(db, normalizeEmail(email), now);
+  if (!allowed) counts(db).block("recovery_quota");
   if (!user || !allowed || user.status === "disabled") return decoyCodeWork(db, now);
   await db.transaction().execute(async (trx) => {
     if (user.status === "pending" && user.password_hash === null) return sendSetup(trx, user, origin.site, now);

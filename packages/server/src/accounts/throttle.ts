@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
+import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import { type AllowanceKey, throttleStore } from "../store/throttle.ts";
@@ -53,7 +54,10 @@ export async function guardedCheck(
 ): Promise<GuardedCheck> {
   const allowance = allowanceOf(address, source, now);
   const attempt = await throttleStore.claim(db, allowance, now, RULE);
-  if (attempt > RULE.threshold) return { status: "blocked" };
+  if (attempt > RULE.threshold) {
+    counts(db).block("blocked_attempt");
+    return { status: "blocked" };
+  }
   const check = await verify();
   if (check.matches) {
     await throttleStore.clear(db, allowance);

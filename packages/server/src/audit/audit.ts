@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { counts, type SignInLabel } from "../metrics/counts.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 
@@ -26,6 +27,8 @@ export interface AuditContext {
   ip?: string | null;
   userAgent?: string | null;
   detail?: string | null;
+  /** A sign-in event's method (the detail says it in words), for the metrics; not stored. */
+  method?: SignInLabel;
 }
 
 /** Records one event. Never a password, code or token: only who, when, from where, and a short reason. */
@@ -39,4 +42,16 @@ export async function audit(db: Db, event: AuditEvent, context: AuditContext = {
     user_agent: context.userAgent?.slice(0, 512) ?? null,
     detail: context.detail?.slice(0, 1000) ?? null,
   });
+  countEvent(db, event, context.method);
+}
+
+/**
+ * Sign-ins and lockouts are counted where they are recorded (issue #14: gatehouse_sign_ins_total and
+ * gatehouse_blocks_total), so the metrics and the audit trail never tell two stories.
+ */
+function countEvent(db: Db, event: AuditEvent, method: SignInLabel | undefined): void {
+  if (event === "lockout") counts(db).block("lockout");
+  else if (event === "session_linked") counts(db).signIn("linked_session", "success");
+  else if (event === "sign_in" && method) counts(db).signIn(method, "success");
+  else if (event === "sign_in_failed" && method) counts(db).signIn(method, "failure");
 }

@@ -1,11 +1,21 @@
 import { hash } from "node:crypto";
 import type { FastifyRateLimitStore } from "@fastify/rate-limit";
+import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { rateLimitsStore } from "../store/rate-limits.ts";
+import { ApiError } from "./errors.ts";
 
 /** Route options for a per-client-address limit (@fastify/rate-limit; the address follows TRUST_PROXY). */
 export function limit(rate: { max: number; windowMs: number }) {
   return { rateLimit: { max: rate.max, timeWindow: rate.windowMs } };
+}
+
+/** The answer to a request over its limit (the spec's error object, temporary), counted in the metrics (issue #14). */
+export function refuseOverLimit(db: Db) {
+  return () => {
+    counts(db).block("rate_limit");
+    return new ApiError("rate_limited", { temporary: true });
+  };
 }
 
 type Incr = Parameters<FastifyRateLimitStore["incr"]>;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
+import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -33,6 +34,8 @@ export async function queueMail(
     created_at: now,
     sent_at: null,
   });
+  // Counted as queued here, in the change's transaction: one that rolls back afterwards (rare) is counted anyway.
+  counts(db).mailQueued(mail.kind);
   return id;
 }
 

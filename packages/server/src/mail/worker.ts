@@ -1,6 +1,7 @@
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
 import { type PassLoop, startPassLoop } from "../jobs/pass-loop.ts";
+import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import { retryDelay } from "./outbox.ts";
@@ -47,6 +48,7 @@ export function startMailWorker(options: {
           text: mail.text_body,
           html: mail.html_body,
         });
+        counts(db).mailSent();
         const marked =
           // The farewell mail of a deleted account is the last trace of its address: gone once delivered (issue #5).
           mail.kind === "account_deleted"
@@ -60,6 +62,7 @@ export function startMailWorker(options: {
         const attempts = mail.attempts + 1;
         const failed = attempts >= MAIL_RETRY.maxAttempts;
         const message = (error as Error).message;
+        counts(db).mailFailed(failed);
         if (
           !(await outboxStore.markRetry(db, mail.id, lease, attempts, clock() + retryDelay(attempts), message, failed))
         ) {

@@ -11,6 +11,7 @@ import { apiResourceServer } from "./api-token.ts";
 import { OUR_CLIENT_FIELDS } from "./clients.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { OIDC_SCOPES } from "./interaction.ts";
+import { countIssuedTokens } from "./issued-tokens.ts";
 import type { PrivateJwk } from "./keys.ts";
 import { legacyResourceServer, webClient } from "./legacy.ts";
 import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
@@ -168,5 +169,6 @@ export function buildProvider(options: {
       }
     } else log.error({ err: error, route: ctx.oidc?.route }, "oidc request failed");
   });
+  countIssuedTokens(provider, db);
   return provider;
 }

@@ -20,6 +20,7 @@ import { visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
+import { counts } from "../metrics/counts.ts";
 import type { Services } from "../services.ts";
 import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
@@ -182,12 +183,15 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
       throw new ApiError("social_invalid_authentication");
     }
     const outcome = await signInWithPassword(db, pending.email, request.body.password, now, app.attemptSource(request));
+    // Counted as the social sign-in it finishes (issue #14), as its success is.
     if (!outcome.ok && outcome.refusal === "user_temporarily_blocked") {
+      counts(db).signIn("social", "blocked");
       throw new ApiError(outcome.refusal, { temporary: true });
     }
     if (!outcome.ok) {
       await audit(db, "sign_in_failed", {
         ...auditContext(request, outcome.userId ?? null),
+        method: "social",
         detail: `link: ${outcome.refusal}`,
       });
       throw new ApiError(outcome.refusal);

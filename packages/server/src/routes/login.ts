@@ -9,6 +9,7 @@ import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { auditContext } from "../http/session.ts";
+import { counts } from "../metrics/counts.ts";
 import type { Services } from "../services.ts";
 
 /** Sign-in and sign-out (spec §7). */
@@ -24,11 +25,17 @@ export async function loginRoutes(app: FastifyInstance, { services }: { services
       app.attemptSource(request),
     );
     if (!outcome.ok && outcome.refusal === "user_temporarily_blocked") {
-      // The block's start is in the audit trail already; refusals during it are not recorded (no flooding).
+      // The block's start is in the audit trail already; refusals during it are not recorded (no flooding), only
+      // counted (issue #14).
+      counts(db).signIn("password", "blocked");
       throw new ApiError(outcome.refusal, { temporary: true });
     }
     if (!outcome.ok) {
-      await audit(db, "sign_in_failed", { ...auditContext(request, outcome.userId ?? null), detail: outcome.refusal });
+      await audit(db, "sign_in_failed", {
+        ...auditContext(request, outcome.userId ?? null),
+        method: "password",
+        detail: outcome.refusal,
+      });
       throw new ApiError(outcome.refusal);
     }
     // The session opens owing what the account owes; the answer tells the web app where to go (spec §4).

@@ -81,6 +81,17 @@ export const outboxStore = {
     return result.numUpdatedRows > 0n;
   },
 
+  /** How many messages wait to be sent, and when the oldest of them was queued (null when none waits). */
+  waiting: async (db: Db): Promise<{ count: number; oldestCreatedAt: number | null }> => {
+    // Both read only the waiting rows, through the outbox_due index (status first).
+    const row = await db
+      .selectFrom("outbox")
+      .select((eb) => [eb.fn.countAll<number | string>().as("count"), eb.fn.min("created_at").as("oldest")])
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
+  },
+
   list: (db: Db, limit: number, recipient?: string): Promise<OutboxRow[]> => {
     let query = db.selectFrom("outbox").selectAll().orderBy("created_at", "desc").limit(limit);
     if (recipient) query = query.where("recipient", "=", recipient);
