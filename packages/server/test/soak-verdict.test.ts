@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mixSequence } from "../../../scripts/soak/load.ts";
+import { mixSequence } from "../../../scripts/soak/pace.ts";
 import { judgeMail, judgeMemory, median, type RssSample } from "../../../scripts/soak/verdict.ts";
 
 const MIB = 1024 * 1024;
