@@ -9,15 +9,15 @@
  */
 import { mkdtempSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { sessionId } from "../packages/server/src/sessions/sessions.ts";
 import { measureHashing, measureParallelHashing } from "./bench/argon2.ts";
+import { createAccounts, gatewayEnv, ROOT, startGateway } from "./bench/gateway.ts";
 import { refreshLoad, refreshTokens } from "./bench/oidc.ts";
-import { freePort, machine, peakSampler, ready, residentBytes, run, start, stop } from "./bench/processes.ts";
+import { freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
 import { megabytes, printReport, type Row } from "./bench/report.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const PASSWORD = "quiet harbour lantern 42";
 /** Idle memory is read after start-up and this much rest (the start-up's garbage has had time to go). */
@@ -27,8 +27,6 @@ const SAMPLE_EVERY_MS = 100;
 const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
 const TARGETS = { sessionRatio: 0.8, signInRatio: 0.9, idleMiB: 150, peakMiB: 300, refreshPerCore: 300 };
 const MIB = 1024 * 1024;
-/** Node's flags in `npm start` (package.json), so the gateway measured is the one that runs. */
-const GATEWAY_NODE_FLAGS = ["--max-semi-space-size=8", "--max-old-space-size=192"];
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   const result = await autocannon({ duration: DURATION_S, connections: 10, ...options });
@@ -43,41 +41,6 @@ async function around(options: autocannon.Options, between: () => Promise<void>)
   const before = await cannon(half);
   await between();
   return [before, await cannon(half)];
-}
-
-/** A fresh database with accounts to sign in to, and the environment Gatehouse runs with, as `npm start` does. */
-async function prepareGatehouse(dir: string, accounts: string[], port: number) {
-  const env = {
-    DATABASE_URL: `sqlite:${join(dir, "bench.db")}`,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: "warn",
-    NODE_ENV: "production",
-    // Required in production; the bench sends no mail, so nothing ever connects to it.
-    SMTP_URL: "smtp://127.0.0.1:1",
-    SESSION_SECRET: "bench-secret-bench-secret-bench-secret",
-    TRUST_PROXY: "true",
-    // Metrics on, as an operator runs it: every request is counted and timed (issue #14).
-    METRICS_TOKEN: "bench-metrics-token-bench-metrics-token",
-    WEB_DIST: dir,
-    // As `npm start` runs it: Node's compile cache keeps the stripped TypeScript, so a restart loads no compiler.
-    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(ROOT, "node_modules/.cache/node-compile"),
-  };
-  const create = (email: string) =>
-    run(
-      ROOT,
-      [
-        "packages/server/src/admin/cli.ts",
-        "user:create",
-        ...["--email", email, "--password", PASSWORD, "--first", "Ben", "--last", "Ch", "--country", "DE"],
-      ],
-      env,
-    );
-  // The first account migrates the fresh database; the rest follow together.
-  await create(accounts[0] as string);
-  await Promise.all(accounts.slice(1).map(create));
-  return env;
 }
 
 /** A visitor's cookie and CSRF token, then a signed-in session's cookie and token. */
@@ -138,14 +101,16 @@ async function main() {
 
   const accounts = Array.from({ length: cores * 8 }, (_, i) => `bench${i}@example.com`);
   const port = await freePort();
-  const env = await prepareGatehouse(dir, accounts, port);
+  // The bench sends no mail: nothing ever connects to the SMTP address production requires.
+  const env = gatewayEnv({
+    databaseUrl: `sqlite:${join(dir, "bench.db")}`,
+    port,
+    smtpUrl: "smtp://127.0.0.1:1",
+    webDist: dir,
+  });
+  await createAccounts(env, accounts, PASSWORD);
   const base = `http://127.0.0.1:${port}`;
-  // A first start fills the compile cache after a change of the code; the one measured is a restart, as in service.
-  const first = start(ROOT, [...GATEWAY_NODE_FLAGS, "packages/server/src/main.ts"], env);
-  await ready(`${base}/readyz`, first);
-  await stop(first);
-  const server = start(ROOT, [...GATEWAY_NODE_FLAGS, "packages/server/src/main.ts"], env);
-  await ready(`${base}/readyz`, server);
+  const server = await startGateway(env);
   const pid = server.pid as number;
   await new Promise((r) => setTimeout(r, REST_MS));
   const idle = residentBytes(pid) ?? Number.NaN;

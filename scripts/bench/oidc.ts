@@ -10,7 +10,7 @@ const CLIENT_ID = "enscape";
 const API_RESOURCE = "urn:gatehouse:api";
 
 /** A cookie jar of name=value pairs, as a browser keeps them for one host. */
-class Jar {
+export class Jar {
   private readonly cookies = new Map<string, string>();
   take(response: Response): void {
     for (const cookie of response.headers.getSetCookie()) {
@@ -103,6 +103,38 @@ export interface RefreshResult {
   failures: number;
 }
 
+/** The answer of one refresh grant: the rotated token, or the status and body of a refusal. */
+export type RefreshAnswer = { ok: true; token: string } | { ok: false; status: number; body: string };
+
+/**
+ * One refresh grant presenting `token`.
+ * @param scope a narrower scope for the refresh (RFC 6749 §6): `api` asks for the API's token alone, no ID token.
+ */
+export async function refreshGrant(
+  base: string,
+  token: string,
+  scope?: string,
+  init: RequestInit = {},
+): Promise<RefreshAnswer> {
+  const response = await fetch(`${base}/oidc/token`, {
+    ...init,
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: token,
+      client_id: CLIENT_ID,
+      resource: API_RESOURCE,
+      ...(scope ? { scope } : {}),
+    }),
+  });
+  const text = await response.text();
+  let rotated: string | undefined;
+  try {
+    rotated = (JSON.parse(text) as { refresh_token?: string }).refresh_token;
+  } catch {}
+  return response.ok && rotated ? { ok: true, token: rotated } : { ok: false, status: response.status, body: text };
+}
+
 /**
  * Refresh grants for the given time, each chain presenting the token its previous answer rotated to. A chain
  * waits for its answer before its next request (autocannon prepares requests ahead, which would present a token
@@ -122,23 +154,13 @@ export async function refreshLoad(
     let token = first;
     while (performance.now() < until) {
       const started = performance.now();
-      const response = await fetch(`${base}/oidc/token`, {
-        method: "POST",
-        body: new URLSearchParams({
-          grant_type: "refresh_token",
-          refresh_token: token,
-          client_id: CLIENT_ID,
-          resource: API_RESOURCE,
-          ...(scope ? { scope } : {}),
-        }),
-      });
-      const body = (await response.json()) as { refresh_token?: string };
+      const answer = await refreshGrant(base, token, scope);
       latencies.push(performance.now() - started);
-      if (!response.ok || !body.refresh_token) {
+      if (!answer.ok) {
         failures += 1;
         return;
       }
-      token = body.refresh_token;
+      token = answer.token;
     }
   };
   const began = performance.now();
