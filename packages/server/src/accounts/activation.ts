@@ -23,21 +23,21 @@ export async function activateAccount(
   browser: string | undefined,
   now = Date.now(),
 ): Promise<ActivationOutcome> {
-  const used = await consumeCode(db, code, "activation", now);
-  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
-  const user = await usersStore.findById(db, used.userId);
-  if (!user) return { ok: false, refusal: "code_invalid" };
-  if (user.status === "pending") {
+  // The code is spent in the transaction that activates the account, so a node killed in between leaves both as
+  // they were (issue #14): never a used link with the account still pending.
+  return db.transaction().execute(async (trx): Promise<ActivationOutcome> => {
+    const used = await consumeCode(trx, code, "activation", now);
+    if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
+    const user = await usersStore.findById(trx, used.userId);
+    if (!user) return { ok: false, refusal: "code_invalid" };
+    if (user.status !== "pending") return { ok: true, user };
     const registeredIn = signupBrowser(user);
     const sameBrowser = registeredIn !== undefined && browser !== undefined && registeredIn === browserHash(browser);
-    await db.transaction().execute(async (trx) => {
-      // The mailed code reached the person: the address is proven (issue #13).
-      await usersStore.update(trx, user.id, { status: "active", email_verified: 1, updated_at: now });
-      if (!sameBrowser) await externalIdentitiesStore.deleteAllForUser(trx, user.id);
-    });
+    // The mailed code reached the person: the address is proven (issue #13).
+    await usersStore.update(trx, user.id, { status: "active", email_verified: 1, updated_at: now });
+    if (!sameBrowser) await externalIdentitiesStore.deleteAllForUser(trx, user.id);
     return { ok: true, user: { ...user, status: "active", email_verified: 1 } };
-  }
-  return { ok: true, user };
+  });
 }
 
 const browserHash = (token: string) => createHash("sha256").update(token).digest("hex");
