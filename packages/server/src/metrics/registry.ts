@@ -107,7 +107,8 @@ export function createMetrics(options: { db: Db; pool?: pg.Pool }): Metrics {
       else this.set(waiting.oldestCreatedAt === null ? 0 : Math.max(0, Date.now() - waiting.oldestCreatedAt) / 1000);
     },
   });
-  const databaseUp = onceAtATime(() => ping(db));
+  // Untimed: the question stays shared until it is answered, and each scrape gives up on it after its own timeout.
+  const databaseUp = onceAtATime(() => ping(db, Number.POSITIVE_INFINITY));
   new Gauge({
     name: "gatehouse_database_up",
     help: "1 when the database answered this scrape's ping in time, else 0.",
