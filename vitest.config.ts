@@ -19,7 +19,8 @@ export default defineConfig({
         test: {
           name: "e2e",
           root: "e2e",
-          include: ["**/*.e2e.ts"],
+          // The browser journeys, and the unit tests of the suite's own tools (the log scan).
+          include: ["**/*.e2e.ts", "**/*.test.ts"],
           globalSetup: ["global.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,

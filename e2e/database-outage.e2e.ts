@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RestartablePostgres, restartablePostgres } from "../packages/server/test/restartable-postgres.ts";
+import { type RunningPostgres, startPostgres } from "../packages/server/test/postgres.ts";
 import { type Service, startService } from "./global.ts";
 import { createPerson, expectAccessible, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
@@ -9,12 +9,12 @@ import { createPerson, expectAccessible, launch, screenshot, signIn, uniqueEmail
  * app shows its retry screen saying the service is away for a moment, and Try again works once it is back, with
  * the person still signed in. A PostgreSQL server of this file's own, stopped and started for real.
  */
-let postgres: RestartablePostgres;
+let postgres: RunningPostgres;
 let service: Service;
 let browser: Browser;
 
 beforeAll(async () => {
-  postgres = await restartablePostgres();
+  postgres = await startPostgres();
   service = await startService({ DATABASE_URL: postgres.url });
   browser = await launch();
 });
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
-  await postgres?.destroy();
+  await postgres?.stop();
 });
 
 describe("a database restart seen in the browser", () => {
@@ -35,7 +35,7 @@ describe("a database restart seen in the browser", () => {
     await signIn(page, email, password);
     await page.getByRole("heading", { name: "Edit account" }).waitFor();
 
-    await postgres.stop();
+    await postgres.pause();
     const answer = page.waitForResponse((r) => r.url().endsWith("/api/session"));
     await page.reload();
     const session = await answer;
@@ -47,7 +47,7 @@ describe("a database restart seen in the browser", () => {
     await expectAccessible(page);
     await screenshot(page, "database-outage-retry");
 
-    await postgres.start();
+    await postgres.resume();
     // The node reconnects by itself; a person pressing Try again a moment later carries on, still signed in.
     await expect.poll(async () => (await fetch(`${service.baseUrl}/readyz`)).status, { timeout: 20_000 }).toBe(200);
     await page.getByRole("button", { name: "Try again" }).click();

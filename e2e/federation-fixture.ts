@@ -4,9 +4,10 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { standInProvidersFile } from "../packages/server/test/idps.ts";
 import { freePort } from "../packages/server/test/ports.ts";
-import { TestSmtp } from "../packages/server/test/smtp.ts";
+import type { TestSmtp } from "../packages/server/test/smtp.ts";
 import { type StandInIdp, startStandInIdp } from "../scripts/idp/stand-in.ts";
 import { type Service, startService } from "./global.ts";
+import { startTestSmtp } from "./run.ts";
 import { launch } from "./support.ts";
 
 /**
@@ -39,14 +40,13 @@ export function useFederation(): FederationFixture {
   const fixture = {} as FederationFixture;
   beforeAll(async () => {
     fixture.browser = await launch();
-    fixture.smtp = await new TestSmtp().start();
+    fixture.smtp = await startTestSmtp();
     const port = await freePort();
     fixture.idp = await startStandInIdp({ origins: loopbackOrigins(port) });
     fixture.service = await startService(
       {
         SMTP_URL: fixture.smtp.url,
         IDPS_FILE: standInProvidersFile(fixture.idp),
-        LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
       },
       port,
     );

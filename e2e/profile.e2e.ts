@@ -1,7 +1,7 @@
-import { DatabaseSync } from "node:sqlite";
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
+import { failAccountWrites } from "./db-fault.ts";
 import {
   createPerson,
   expectAccessible,
@@ -126,19 +126,21 @@ describe("profile", () => {
     const email = uniqueEmail("fivexx");
     const { page, context } = await signedInOnProfile(email);
     await page.getByLabel("Last name").fill("Okafor");
-    // A real server failure: another process holds the database's write lock, so the save fails with a 500.
-    const lock = new DatabaseSync(fx.service.databaseUrl.replace(/^sqlite:/u, ""));
-    lock.exec("BEGIN IMMEDIATE");
+    // A real server failure: the database refuses the save (db-fault.ts), so the service answers a 500.
+    const release = await failAccountWrites(fx.service.databaseUrl, email);
     try {
+      const answer = page.waitForResponse(
+        (r) => r.url().endsWith("/api/account/profile") && r.request().method() === "PUT",
+      );
       await page.getByRole("button", { name: "Save changes" }).click();
+      expect((await answer).status()).toBe(500);
       const failure = page.getByRole("alert").filter({ hasText: "Your changes could not be saved." });
       await failure.waitFor();
       await failure.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
       expect(await page.getByRole("heading", { name: "Oops... what a mess." }).count()).toBe(0);
       expect(await page.getByLabel("Last name").inputValue()).toBe("Okafor");
     } finally {
-      lock.exec("ROLLBACK");
-      lock.close();
+      await release();
     }
     await page.getByRole("button", { name: "Try again" }).click();
     await page.getByText("Your profile was updated!").waitFor();

@@ -49,7 +49,6 @@ beforeAll(async () => {
     {
       IDPS_FILE: standInProvidersFile(idp),
       LICENCE_HELPER_URL: helper.url,
-      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
     },
     port,
   );

@@ -4,8 +4,10 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, expect, inject, onTestFailed } from "vitest";
-import { TestSmtp } from "../packages/server/test/smtp.ts";
-import { CHROMIUM, type Service, startService } from "./global.ts";
+import type { TestSmtp } from "../packages/server/test/smtp.ts";
+import { CHROMIUM, runEnvironment, type Service, startService } from "./global.ts";
+import { TEST_PASSWORDS } from "./passwords.ts";
+import { startTestSmtp } from "./run.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const SCREENSHOTS = join(import.meta.dirname, "screenshots");
@@ -131,13 +133,16 @@ export function adminOn(databaseUrl: string, ...args: string[]): Promise<string>
   return adminWith({ DATABASE_URL: databaseUrl }, ...args);
 }
 
-/** Runs the real admin CLI with the environment of the service it works for (database, PUBLIC_URL, BRANDS_FILE). */
+/**
+ * Runs the real admin CLI with the environment of the service it works for (database, PUBLIC_URL, BRANDS_FILE), and
+ * what every service of the run shares (on PostgreSQL its SESSION_SECRET: global.ts `runEnvironment`).
+ */
 export async function adminWith(env: Record<string, string>, ...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [join(ROOT, "packages/server/src/admin/cli.ts"), ...args],
     {
-      env: { ...process.env, NODE_ENV: "test", ...env },
+      env: { ...process.env, NODE_ENV: "test", ...runEnvironment(), ...env },
     },
   );
   return stdout;
@@ -207,8 +212,8 @@ export async function signIn(page: Page, email: string, password: string): Promi
   return answer;
 }
 
-/** The password the registration tests sign up with. */
-export const REGISTER_PASSWORD = "Granite-Kettle-58";
+/** The password the registration tests sign up with (one of passwords.ts, which the log scan looks for). */
+export const REGISTER_PASSWORD = TEST_PASSWORDS[0];
 
 /** Registration step 1 (spec §2): address and password, then Continue to step 2. */
 export async function registerStepOne(page: Page, email: string) {
@@ -242,7 +247,7 @@ export function useMailService(env: () => Record<string, string> = () => ({})): 
   const fixture = {} as MailFixture;
   beforeAll(async () => {
     fixture.browser = await launch();
-    fixture.smtp = await new TestSmtp().start();
+    fixture.smtp = await startTestSmtp();
     fixture.service = await startService({ SMTP_URL: fixture.smtp.url, ...env() });
   });
   afterAll(async () => {

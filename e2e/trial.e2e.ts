@@ -1,9 +1,10 @@
 import { BRANDS, trialAddress } from "@gatehouse/contract";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkIn, TestSmtp } from "../packages/server/test/smtp.ts";
+import { linkIn, type TestSmtp } from "../packages/server/test/smtp.ts";
 import { startServiceWithClock } from "./clock.ts";
 import type { Service } from "./global.ts";
+import { startTestSmtp } from "./run.ts";
 import {
   adminOn,
   createPerson,
@@ -27,7 +28,7 @@ let advanceClock: (ms: number) => Promise<void>;
 
 beforeAll(async () => {
   browser = await launch();
-  smtp = await new TestSmtp().start();
+  smtp = await startTestSmtp();
   ({ service, advance: advanceClock } = await startServiceWithClock({ SMTP_URL: smtp.url }));
 });
 afterAll(async () => {

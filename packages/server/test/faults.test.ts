@@ -9,8 +9,8 @@ import { MAIL_LEASE_MS } from "../src/mail/worker.ts";
 import { Client, expectErrorObject, freshPostgres } from "./harness.ts";
 import { admin, type GatehouseNode, startNode } from "./nodes.ts";
 import { freePort } from "./ports.ts";
+import { type RunningPostgres, startPostgres } from "./postgres.ts";
 import { solveBotCheck } from "./pow.ts";
-import { type RestartablePostgres, restartablePostgres } from "./restartable-postgres.ts";
 
 const PASSWORD = "quiet harbour lantern 42";
 const until = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) => {
@@ -22,19 +22,19 @@ const until = async (what: string, check: () => Promise<boolean> | boolean, time
 };
 
 describe("the database stopped and started again", () => {
-  let server: RestartablePostgres;
+  let server: RunningPostgres;
   let url: string;
   let nodes: GatehouseNode[] = [];
 
   beforeAll(async () => {
-    server = await restartablePostgres();
+    server = await startPostgres();
     url = server.url;
     nodes = await Promise.all([startNode({ DATABASE_URL: url }), startNode({ DATABASE_URL: url })]);
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(nodes.map((node) => node.stop()));
-    await server?.destroy();
+    await server?.stop();
   });
 
   it("fails /readyz and answers 503 with Retry-After while it is down, and every node recovers by itself", async () => {
@@ -56,7 +56,7 @@ describe("the database stopped and started again", () => {
     await browser.start();
     expect((await browser.login("restart@example.com", PASSWORD)).status).toBe(200);
 
-    await server.stop();
+    await server.pause();
     for (const node of nodes) {
       expect((await fetch(`${node.url}/readyz`)).status).toBe(503);
       const session = await browser.get("/api/session");
@@ -77,7 +77,7 @@ describe("the database stopped and started again", () => {
     // Nobody restarted them: they are still there, waiting.
     for (const node of nodes) expect(node.alive(), node.log()).toBe(true);
 
-    await server.start();
+    await server.resume();
     for (const node of nodes) {
       await until("the node to be ready again", async () => (await fetch(`${node.url}/readyz`)).ok);
       browser.base = node.url;

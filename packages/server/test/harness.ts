@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { createDatabase } from "./postgres.ts";
 import { TestSmtp } from "./smtp.ts";
 
 /** A page template like the built SPA's, so host-page tests do not depend on a web build. */
@@ -17,14 +16,8 @@ export function tempDir(): string {
 }
 
 /** A fresh, empty PostgreSQL database on the run's server. */
-export async function freshPostgres(): Promise<string> {
-  const admin = inject("postgresUrl");
-  const name = `gh_${randomBytes(6).toString("hex")}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  return admin.replace(/\/postgres$/u, `/${name}`);
+export function freshPostgres(): Promise<string> {
+  return createDatabase(inject("postgresUrl"));
 }
 
 export interface TestServer {

@@ -30,6 +30,13 @@ export class TestSmtp {
   private server: SMTPServer | undefined;
   port = 0;
 
+  private readonly onMail: ((mail: ReceivedMail) => void) | undefined;
+
+  /** `onMail`: told of each mail as it arrives (the browser suite's log scan keeps them, e2e/run.ts). */
+  constructor(options: { onMail?: (mail: ReceivedMail) => void } = {}) {
+    this.onMail = options.onMail;
+  }
+
   async start(port = 0): Promise<this> {
     this.server = new SMTPServer({
       authOptional: true,
@@ -40,11 +47,9 @@ export class TestSmtp {
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("end", () => {
           const raw = Buffer.concat(chunks).toString("utf8");
-          this.received.push({
-            to: session.envelope.rcptTo.map((r) => r.address),
-            raw,
-            text: decodeQuotedPrintable(raw),
-          });
+          const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw, text: decodeQuotedPrintable(raw) };
+          this.received.push(mail);
+          this.onMail?.(mail);
           done();
         });
       },
