@@ -47,6 +47,10 @@ describe("the first load of the sign-in page", () => {
     await page.getByRole("textbox", { name: catalog.login.email }).waitFor();
     const beforeVisible = [...requested];
     expect(beforeVisible.filter((path) => !named.has(path))).toEqual([]);
+    // Few files, each a round trip on a phone's link (vite.config.ts groups them): the entry, the build's runtime,
+    // the app frame, the sign-in screen and its chunk, the catalog; the frame's and the screen's styles.
+    expect(beforeVisible.filter((path) => path.endsWith(".js")).length).toBeLessThanOrEqual(6);
+    expect(beforeVisible.filter((path) => path.endsWith(".css")).length).toBeLessThanOrEqual(2);
     expect(beforeVisible.some((path) => path.endsWith(".js"))).toBe(true);
     // What the page ran is what the HTML named: every script resource it loaded came from the HTML's links.
     const loadedScripts = await page.evaluate(() =>

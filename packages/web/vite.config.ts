@@ -53,9 +53,56 @@ function browserCatalogs(): Plugin {
   };
 }
 
+/**
+ * Fewer files for the first screen (issue #9): a phone on a slow link pays a round trip per file it fetches, so what
+ * the entry imports (the app frame) is one chunk, and what the sign-in screen imports beyond it is another; the
+ * other screens stay a chunk each and take what they share from those two. Both sets are read from the module graph
+ * once it is built. The entry module itself stays in its own chunk: it is the page's script and starts the app.
+ */
+function firstScreenChunks() {
+  const entry = /[\\/]src[\\/]main\.tsx$/u;
+  const signInScreen = /[\\/]src[\\/]screens[\\/]login[\\/]Login\.tsx$/u;
+  // The catalogs stay chunks of their own, one per language (a module may import one only for its types).
+  const catalog = /[\\/]i18n[\\/]\w+\.json(\?.*)?$/u;
+  const frame = new Set<string>();
+  const signIn = new Set<string>();
+  const plugin: Plugin = {
+    name: "gatehouse-first-screen-chunks",
+    apply: "build",
+    buildEnd() {
+      const ids = [...this.getModuleIds()];
+      const collect = (id: string, into: Set<string>, except: Set<string>) => {
+        if (into.has(id) || except.has(id) || catalog.test(id)) return;
+        into.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) collect(next, into, except);
+      };
+      const [main, screen] = [entry, signInScreen].map((pattern) => ids.find((id) => pattern.test(id)));
+      // A moved module would quietly undo the grouping: the build stops instead.
+      if (!main || !screen)
+        throw new Error("vite.config.ts: the entry or the sign-in screen moved; update firstScreenChunks");
+      collect(main, frame, new Set());
+      collect(screen, signIn, frame);
+    },
+  };
+  return {
+    plugin,
+    groups: [
+      { name: "app", test: (id: string) => frame.has(id) && !entry.test(id) },
+      { name: "sign-in", test: (id: string) => signIn.has(id) },
+    ],
+  };
+}
+const chunks = firstScreenChunks();
+
 /** The SPA build. `npm start` serves dist/ through the gateway; `vite` alone proxies /api to it. */
 export default defineConfig({
-  plugins: [browserCatalogs(), react(), firstLoad()],
-  build: { target: "es2022", sourcemap: true, manifest: true, reportCompressedSize: false },
+  plugins: [browserCatalogs(), react(), firstLoad(), chunks.plugin],
+  build: {
+    target: "es2022",
+    sourcemap: true,
+    manifest: true,
+    reportCompressedSize: false,
+    rolldownOptions: { output: { codeSplitting: { groups: chunks.groups } } },
+  },
   server: { proxy: { "/api": "http://localhost:8080" } },
 });
