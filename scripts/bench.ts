@@ -15,7 +15,7 @@ import { sessionId } from "../packages/server/src/sessions/sessions.ts";
 import { measureHashing, measureParallelHashing } from "./bench/argon2.ts";
 import { createAccounts, gatewayEnv, ROOT, startGateway } from "./bench/gateway.ts";
 import { refreshLoad, refreshTokens } from "./bench/oidc.ts";
-import { freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
+import { cpuMicros, freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
 import { megabytes, printReport, type Row } from "./bench/report.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
@@ -35,12 +35,23 @@ async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   return result;
 }
 
+/** A load on one server process, with the CPU time that process spent per request (µs). */
+async function load(pid: number, options: autocannon.Options) {
+  const before = cpuMicros(pid);
+  const result = await cannon(options);
+  return { result, cpuMicros: cpuMicros(pid) - before };
+}
+
+/** µs of the server's CPU per request over several loads. */
+const cpuPerRequest = (runs: { result: autocannon.Result; cpuMicros: number }[]) =>
+  runs.reduce((sum, run) => sum + run.cpuMicros, 0) / runs.reduce((sum, run) => sum + run.result.requests.total, 0);
+
 /** Requests/s of a run split in two halves around another measurement, so a drift of the machine's load hits both. */
-async function around(options: autocannon.Options, between: () => Promise<void>): Promise<autocannon.Result[]> {
+async function around(pid: number, options: autocannon.Options, between: () => Promise<void>) {
   const half = { ...options, duration: DURATION_S / 2 };
-  const before = await cannon(half);
+  const before = await load(pid, half);
   await between();
-  return [before, await cannon(half)];
+  return [before, await load(pid, half)];
 }
 
 /** A visitor's cookie and CSRF token, then a signed-in session's cookie and token. */
@@ -136,12 +147,13 @@ async function main() {
     PORT: new URL(baselineUrl).port,
   });
   await ready(baselineUrl, baseline);
-  let baselineResult: autocannon.Result | undefined;
-  const sessionRuns = await sampled("session", () =>
-    around({ url: `${base}/api/session`, headers }, async () => {
-      baselineResult = await cannon({ url: baselineUrl, headers });
+  let baselineRun: Awaited<ReturnType<typeof load>> | undefined;
+  const sessionLoads = await sampled("session", () =>
+    around(pid, { url: `${base}/api/session`, headers }, async () => {
+      baselineRun = await load(baseline.pid as number, { url: baselineUrl, headers });
     }),
   );
+  const sessionRuns = sessionLoads.map((run) => run.result);
   await stop(baseline);
 
   // The largest API answer, as a browser asks for it (brotli).
@@ -174,7 +186,9 @@ async function main() {
   const helloRps = helloResult.requests.average;
   const sessionRps = sessionRuns.reduce((sum, run) => sum + run.requests.average, 0) / sessionRuns.length;
   const sessionP99 = Math.max(...sessionRuns.map((run) => run.latency.p99));
-  const baselineRps = (baselineResult as autocannon.Result).requests.average;
+  const baselineRps = (baselineRun as Awaited<ReturnType<typeof load>>).result.requests.average;
+  const baselineCpu = cpuPerRequest([baselineRun as Awaited<ReturnType<typeof load>>]);
+  const sessionCpu = cpuPerRequest(sessionLoads);
   const signInRps = signIns.requests.average;
   const sessionRatio = sessionRps / baselineRps;
   const refreshRps = refreshes.rate;
@@ -193,6 +207,11 @@ async function main() {
       target: { text: `≥ ${TARGETS.sessionRatio}`, met: sessionRatio >= TARGETS.sessionRatio },
     },
     { label: "session ÷ hello-world", value: (sessionRps / helloRps).toFixed(2) },
+    // The same comparison by the servers' own CPU time, which the load generator sharing the cores does not blur.
+    {
+      label: "server CPU per request: baseline / session",
+      value: `${baselineCpu.toFixed(1)} / ${sessionCpu.toFixed(1)} µs (ratio ${(baselineCpu / sessionCpu).toFixed(2)})`,
+    },
     {
       label: "GET /api/countries (8 KB JSON, brotli at start)",
       value: `${countries.requests.average.toFixed(0)} req/s, p99 ${countries.latency.p99} ms`,

@@ -67,6 +67,23 @@ export function residentBytes(pid: number): number | undefined {
   }
 }
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux, whatever the kernel's own tick rate). */
+const USER_HZ = 100;
+
+/**
+ * CPU time a process has used so far, user and system, in µs (/proc/<pid>/stat), or NaN once it has exited. Per
+ * request, it tells what the server itself spends, whatever the load generator on the same cores takes.
+ */
+export function cpuMicros(pid: number): number {
+  try {
+    // The fields after the command name, which may hold spaces: utime and stime are the 14th and 15th of the line.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / USER_HZ;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Samples a process's resident memory every `everyMs` and keeps the highest figure seen. */
 export function peakSampler(pid: number, everyMs: number) {
   let peak = residentBytes(pid) ?? 0;
