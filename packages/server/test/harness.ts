@@ -60,6 +60,22 @@ export async function startServer(
   return { app, url: `http://127.0.0.1:${port}`, config, close: () => app.close() };
 }
 
+/**
+ * The fields of a registration (POST /api/account/register) for `email`: Ann Lee of Germany, no newsletter, a
+ * password the policy takes; `extra` adds or replaces fields. The bot check or captcha is the caller's to add.
+ */
+export function registrationBody(email: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    email,
+    password: "Tr0ub4dor&3x",
+    firstName: "Ann",
+    lastName: "Lee",
+    countryCode: "de",
+    newsletterSubscription: false,
+    ...extra,
+  };
+}
+
 /** Asserts the spec §3 error object shape and returns it. */
 export function expectErrorObject(answer: Answer, status: number, code: string) {
   const body = answer.json;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createMetrics } from "../src/metrics/registry.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { Client, expectErrorObject, freshPostgres, registrationBody, startServer, type TestServer } from "./harness.ts";
 import {
   Browser,
   codeRequest,
@@ -81,15 +81,10 @@ const fresh = (url: string) => new Client(url, { "x-forwarded-for": `198.51.100.
 /** A new visitor's registration at `url`, bot check solved: it owes one activation mail. */
 async function register(url: string) {
   const caller = await fresh(url).start();
-  return caller.post("/api/account/register", {
-    email: `${crypto.randomUUID()}@example.com`,
-    password: "Tr0ub4dor&3x",
-    firstName: "Ann",
-    lastName: "Lee",
-    countryCode: "de",
-    newsletterSubscription: false,
-    botCheck: await solveBotCheck(caller),
-  });
+  return caller.post(
+    "/api/account/register",
+    registrationBody(`${crypto.randomUUID()}@example.com`, { botCheck: await solveBotCheck(caller) }),
+  );
 }
 
 describe("/metrics on the main port, behind METRICS_TOKEN (SQLite)", () => {
