@@ -132,7 +132,10 @@ async function main(): Promise<number> {
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   const runId = randomBytes(4).toString("hex");
   const mailbox = await startMailbox();
-  const postgres = opts.postgres ? await (await import("./soak/postgres.ts")).startPostgres() : undefined;
+  // The embedded PostgreSQL the tests start (packages/server/test/postgres.ts), loaded only for --postgres.
+  const postgres = opts.postgres
+    ? await (await import("../packages/server/test/postgres.ts")).startPostgres({ stopAtExit: true })
+    : undefined;
   const databaseUrl = opts.databaseUrl ?? postgres?.url ?? `sqlite:${join(dir, "soak.db")}`;
   const solver = startSolver();
   try {

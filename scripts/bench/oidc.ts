@@ -4,89 +4,15 @@
  * each time for a JWT access token for the API (RFC 9068, signed with RS256). Each chain presents the refresh
  * token the previous answer gave it.
  */
-import { createHash, randomBytes } from "node:crypto";
-
-const CLIENT_ID = "enscape";
-const API_RESOURCE = "urn:gatehouse:api";
-
-/** A cookie jar of name=value pairs, as a browser keeps them for one host. */
-export class Jar {
-  private readonly cookies = new Map<string, string>();
-  take(response: Response): void {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const at = (pair ?? "").indexOf("=");
-      this.cookies.set((pair ?? "").slice(0, at), (pair ?? "").slice(at + 1));
-    }
-  }
-  get header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-  }
-}
-
-async function call(jar: Jar, url: string, init: RequestInit = {}): Promise<Response> {
-  const response = await fetch(url, {
-    ...init,
-    redirect: "manual",
-    headers: { ...(init.headers as Record<string, string>), cookie: jar.header, accept: "text/html" },
-  });
-  jar.take(response);
-  return response;
-}
+import { Client } from "../../packages/server/test/client.ts";
+import { API_RESOURCE, DESKTOP_CLIENT, desktopTokens } from "../../packages/server/test/desktop-sign-in.ts";
 
 /** One desktop-app sign-in through the browser flow (gateway sign-in, the provider, our screen's API), to tokens. */
 async function signInOnce(base: string, email: string, password: string): Promise<string> {
-  const jar = new Jar();
-  await call(jar, `${base}/api/session`);
-  const csrfOf = async (response: Response) => response.headers.get("x-csrf-token") ?? "";
-  let csrf = await csrfOf(await call(jar, `${base}/api/session`));
-  const login = await call(jar, `${base}/api/account/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-csrf-token": csrf },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!login.ok) throw new Error(`sign-in failed: ${login.status}`);
-  csrf = await csrfOf(login);
-  const verifier = randomBytes(32).toString("base64url");
-  const redirectUri = "http://127.0.0.1:49152/callback"; // a desktop app's loopback port; nothing needs to listen
-  const query = new URLSearchParams({
-    client_id: CLIENT_ID,
-    redirect_uri: redirectUri,
-    response_type: "code",
-    scope: "openid api",
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    state: randomBytes(8).toString("hex"),
-  });
-  let location = (await call(jar, `${base}/oidc/auth?${query}`)).headers.get("location") ?? "";
-  for (let hops = 0; !location.startsWith(redirectUri); hops++) {
-    if (hops > 5) throw new Error(`no code: ${location}`);
-    if (location.startsWith("/service_login")) {
-      const finished = await call(jar, `${base}/api/service_login/finish`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrf },
-        body: "{}",
-      });
-      if (!finished.ok) throw new Error(`finish refused: ${finished.status} ${await finished.text()}`);
-      location = ((await finished.json()) as { redirect_to: string }).redirect_to;
-    }
-    location = (await call(jar, new URL(location, base).href)).headers.get("location") ?? "";
-  }
-  const code = new URL(location).searchParams.get("code") ?? "";
-  const tokens = await fetch(`${base}/oidc/token`, {
-    method: "POST",
-    body: new URLSearchParams({
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-      client_id: CLIENT_ID,
-      resource: API_RESOURCE,
-    }),
-  });
-  const body = (await tokens.json()) as { refresh_token?: string };
-  if (!body.refresh_token) throw new Error(`no refresh token: ${JSON.stringify(body)}`);
-  return body.refresh_token;
+  const c = await new Client(base).start();
+  const login = await c.login(email, password);
+  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status}`);
+  return (await desktopTokens(c, [base], base, "openid api")).refresh_token;
 }
 
 /** One refresh token per connection, each from its own sign-in. */
@@ -122,7 +48,7 @@ export async function refreshGrant(
     body: new URLSearchParams({
       grant_type: "refresh_token",
       refresh_token: token,
-      client_id: CLIENT_ID,
+      client_id: DESKTOP_CLIENT,
       resource: API_RESOURCE,
       ...(scope ? { scope } : {}),
     }),

@@ -8,11 +8,26 @@
  * Each sign-in and registration comes from a client address of its own (X-Forwarded-For through the trusted
  * proxy), as real traffic does; per-address limits then see what they see in service.
  */
-import { Jar, type RefreshAnswer, refreshGrant } from "../bench/oidc.ts";
+import { type RefreshAnswer, refreshGrant } from "../bench/oidc.ts";
 import type { Solver } from "./solver.ts";
 import type { Stats } from "./stats.ts";
 
 export type Kind = "session" | "sign-in" | "registration" | "refresh";
+
+/** A cookie jar of name=value pairs, as a browser keeps them for one host. */
+class Jar {
+  private readonly cookies = new Map<string, string>();
+  take(response: Response): void {
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const at = (pair ?? "").indexOf("=");
+      this.cookies.set((pair ?? "").slice(0, at), (pair ?? "").slice(at + 1));
+    }
+  }
+  get header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+}
 
 /**
  * Shares of the mix, by operation. Session checks dominate as page views do; sign-ins and registrations are few

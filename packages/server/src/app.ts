@@ -46,7 +46,7 @@ import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
-import { type Db, type DbKind, isDatabaseUnavailable, migrate, openDatabase } from "./store/db.ts";
+import { type Db, type DbKind, logFailure, migrate, openDatabase } from "./store/db.ts";
 import { discourseNoncesStore } from "./store/discourse-nonces.ts";
 import { federationStore } from "./store/federation.ts";
 import { jobsStore } from "./store/jobs.ts";
@@ -207,11 +207,7 @@ export async function buildApp(
       federationStore.deleteExpired(db, now),
       discourseNoncesStore.deleteExpired(db, now),
       jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
-    ]).catch((err) =>
-      isDatabaseUnavailable(err)
-        ? app.log.warn({ detail: err.message }, "sweep failed: database unavailable")
-        : app.log.error({ err }, "sweep failed"),
-    );
+    ]).catch((err) => logFailure(app.log, err, "sweep failed"));
   }, SWEEP_EVERY_MS);
   sweeper.unref();
   app.addHook("onClose", async () => {

@@ -4,8 +4,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import type { Answer } from "./client.ts";
 import { createDatabase } from "./postgres.ts";
 import { TestSmtp } from "./smtp.ts";
+
+export { type Answer, Client } from "./client.ts";
 
 /** A page template like the built SPA's, so host-page tests do not depend on a web build. */
 export const TEST_TEMPLATE =
@@ -57,69 +60,20 @@ export async function startServer(
   return { app, url: `http://127.0.0.1:${port}`, config, close: () => app.close() };
 }
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers loosely and assert on them.
-  json: any;
-}
-
-/** A browser-like client: keeps cookies and echoes the CSRF token the gateway hands out. */
-export class Client {
-  readonly cookies = new Map<string, string>();
-  csrf: string | undefined;
-  /** The origin the next requests go to: a test of several nodes moves one browser between them. */
-  base: string;
-  private readonly headers: Record<string, string>;
-  constructor(base: string, headers: Record<string, string> = {}) {
-    this.base = base;
-    this.headers = headers;
-  }
-
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const all: Record<string, string> = { ...this.headers, ...headers };
-    if (this.cookies.size) all.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    if (this.csrf && !("x-csrf-token" in headers)) all["x-csrf-token"] = this.csrf;
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = typeof body === "string" ? body : JSON.stringify(body);
-      all["content-type"] ??= "application/json";
-    }
-    const response = await fetch(this.base + path, { method, headers: all, body: payload, redirect: "manual" });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const [name, value] = (pair ?? "").split("=") as [string, string];
-      this.cookies.set(name, value);
-    }
-    this.csrf = response.headers.get("x-csrf-token") ?? this.csrf;
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  }
-
-  get(path: string, headers?: Record<string, string>) {
-    return this.request("GET", path, undefined, headers);
-  }
-
-  post(path: string, body?: unknown, headers?: Record<string, string>) {
-    return this.request("POST", path, body ?? {}, headers);
-  }
-
-  /** GET /api/session first, as the SPA does, to obtain a session cookie and CSRF token. */
-  async start(): Promise<this> {
-    await this.get("/api/session");
-    return this;
-  }
-
-  login(email: string, password: string) {
-    return this.post("/api/account/login", { email, password });
-  }
+/**
+ * The fields of a registration (POST /api/account/register) for `email`: Ann Lee of Germany, no newsletter, a
+ * password the policy takes; `extra` adds or replaces fields. The bot check or captcha is the caller's to add.
+ */
+export function registrationBody(email: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    email,
+    password: "Tr0ub4dor&3x",
+    firstName: "Ann",
+    lastName: "Lee",
+    countryCode: "de",
+    newsletterSubscription: false,
+    ...extra,
+  };
 }
 
 /** Asserts the spec §3 error object shape and returns it. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createMetrics } from "../src/metrics/registry.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { Client, expectErrorObject, freshPostgres, registrationBody, startServer, type TestServer } from "./harness.ts";
 import {
   Browser,
   codeRequest,
@@ -77,6 +77,15 @@ async function scrapeUntil(url: string, done: (scrape: Scrape) => boolean, heade
 let ip = 0;
 /** Each caller its own client address (TRUST_PROXY), so the per-address limits bite only where they are tested. */
 const fresh = (url: string) => new Client(url, { "x-forwarded-for": `198.51.100.${++ip % 250}` });
+
+/** A new visitor's registration at `url`, bot check solved: it owes one activation mail. */
+async function register(url: string) {
+  const caller = await fresh(url).start();
+  return caller.post(
+    "/api/account/register",
+    registrationBody(`${crypto.randomUUID()}@example.com`, { botCheck: await solveBotCheck(caller) }),
+  );
+}
 
 describe("/metrics on the main port, behind METRICS_TOKEN (SQLite)", () => {
   let server: OidcServer;
@@ -257,17 +266,7 @@ describe("/metrics on the main port, behind METRICS_TOKEN (SQLite)", () => {
 
   it("counts a registration's activation mail, queued in its transaction, and its delivery", async () => {
     const before = await scrape(server.url);
-    const caller = await fresh(server.url).start();
-    const answer = await caller.post("/api/account/register", {
-      email: `${crypto.randomUUID()}@example.com`,
-      password: "Tr0ub4dor&3x",
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "de",
-      newsletterSubscription: false,
-      botCheck: await solveBotCheck(caller),
-    });
-    expect(answer.status).toBe(200);
+    expect((await register(server.url)).status).toBe(200);
     const queued = { kind: "activation" };
     const after = await scrapeUntil(
       server.url,
@@ -382,17 +381,7 @@ describe("/metrics on METRICS_PORT alone (PostgreSQL)", () => {
     expect(before.value("gatehouse_db_pool_connections", { state: "total" })).toBeGreaterThanOrEqual(1);
     expect(before.value("gatehouse_db_pool_connections", { state: "total" })).toBeLessThanOrEqual(10);
 
-    const caller = await fresh(server.url).start();
-    const answer = await caller.post("/api/account/register", {
-      email: `${crypto.randomUUID()}@example.com`,
-      password: "Tr0ub4dor&3x",
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "de",
-      newsletterSubscription: false,
-      botCheck: await solveBotCheck(caller),
-    });
-    expect(answer.status).toBe(200);
+    expect((await register(server.url)).status).toBe(200);
     const failed = await scrapeUntil(
       metricsUrl,
       (now) => now.value("gatehouse_mail_failed_total") > before.value("gatehouse_mail_failed_total"),

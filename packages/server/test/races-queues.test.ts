@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queueJob, startJobWorker } from "../src/jobs/worker.ts";
 import { queueMail } from "../src/mail/outbox.ts";
 import { createTransport } from "../src/mail/transport.ts";
 import { startMailWorker } from "../src/mail/worker.ts";
-import { type Db, migrate, openDatabase } from "../src/store/db.ts";
+import type { Db } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { freshPostgres } from "./harness.ts";
-import { oneToN, openNodes } from "./pools.ts";
+import { oneToN, useMigratedNodes } from "./pools.ts";
 import { TestSmtp } from "./smtp.ts";
 
 /**
@@ -22,18 +21,7 @@ const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 const quiet = { info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogger;
 
 describe("the durable queues hand each item to exactly one node", () => {
-  let nodes: Db[];
-
-  beforeAll(async () => {
-    const databaseUrl = await freshPostgres();
-    const first = openDatabase(databaseUrl).db;
-    await migrate(first);
-    await first.destroy();
-    nodes = await openNodes(databaseUrl);
-  });
-  afterAll(async () => {
-    await Promise.all(nodes.map((db) => db.destroy()));
-  });
+  const nodes = useMigratedNodes();
 
   const db = () => nodes[0] as Db;
 

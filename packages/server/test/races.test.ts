@@ -8,7 +8,7 @@ import {
 } from "@gatehouse/contract";
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/sha";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { activateAccount } from "../src/accounts/activation.ts";
 import { deleteAccount } from "../src/accounts/deletion.ts";
 import { addressKey } from "../src/accounts/identifiers.ts";
@@ -25,12 +25,11 @@ import { databaseRateLimitStore } from "../src/http/rate-limit.ts";
 import type { MailSite } from "../src/mail/links.ts";
 import { issueLinkCode, redeemLinkCode } from "../src/sessions/links.ts";
 import { openSession } from "../src/sessions/sessions.ts";
-import { type Db, migrate, openDatabase } from "../src/store/db.ts";
+import type { Db } from "../src/store/db.ts";
 import { federationStore } from "../src/store/federation.ts";
 import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import { throttleStore } from "../src/store/throttle.ts";
-import { freshPostgres } from "./harness.ts";
-import { NODES, oneToN, openNodes, together } from "./pools.ts";
+import { NODES, oneToN, together, useMigratedNodes } from "./pools.ts";
 import { FakeSiteverify } from "./siteverify.ts";
 
 /**
@@ -48,18 +47,7 @@ const CLIENT = { ip: "198.51.100.7", userAgent: "race" };
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 describe("races between nodes, settled by PostgreSQL", () => {
-  let nodes: Db[];
-
-  beforeAll(async () => {
-    const databaseUrl = await freshPostgres();
-    const first = openDatabase(databaseUrl).db;
-    await migrate(first);
-    await first.destroy();
-    nodes = await openNodes(databaseUrl);
-  });
-  afterAll(async () => {
-    await Promise.all(nodes.map((db) => db.destroy()));
-  });
+  const nodes = useMigratedNodes();
 
   const db = () => nodes[0] as Db;
   const person = (status: "pending" | "active" = "active") =>

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { activateAccount } from "../src/accounts/activation.ts";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { Client, expectErrorObject, expectSameTiming, startServer, useMailServer } from "./harness.ts";
+import {
+  Client,
+  expectErrorObject,
+  expectSameTiming,
+  registrationBody,
+  startServer,
+  useMailServer,
+} from "./harness.ts";
 import { corporateOnlyFile } from "./idps.ts";
 import { solveBotCheck } from "./pow.ts";
 import { linkIn, TestSmtp } from "./smtp.ts";
@@ -14,19 +21,9 @@ let ip = 0;
 const client = (headers: Record<string, string> = {}) =>
   new Client(fx.server.url, { "x-forwarded-for": `203.0.113.${++ip % 250}`, ...headers }).start();
 
-const person = (email: string, extra: Record<string, unknown> = {}) => ({
-  email,
-  password: "Tr0ub4dor&3x",
-  firstName: "Ann",
-  lastName: "Lee",
-  countryCode: "de",
-  newsletterSubscription: true,
-  ...extra,
-});
-
 async function register(email: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const c = await client(headers);
-  return c.post("/api/account/register", { ...person(email, extra), botCheck: await solveBotCheck(c) });
+  return c.post("/api/account/register", { ...registrationBody(email, extra), botCheck: await solveBotCheck(c) });
 }
 
 describe("POST /api/account/register/validate", () => {
@@ -89,7 +86,7 @@ describe("POST /api/account/register", () => {
   it("creates a pending account and sends its activation mail in the visitor's language and brand", async () => {
     const c = await client({ "accept-language": "de", "x-gatehouse-theme": "engine" });
     const answer = await c.post("/api/account/register", {
-      ...person("ann@example.com"),
+      ...registrationBody("ann@example.com", { newsletterSubscription: true }),
       botCheck: await solveBotCheck(c),
     });
     expect(answer.status).toBe(200);
@@ -161,18 +158,22 @@ describe("POST /api/account/register", () => {
 
   it("needs a solved bot check outside CN, once", async () => {
     const c = await client();
-    expectErrorObject(await c.post("/api/account/register", person("bot@example.com")), 400, "bot_check_failed");
     expectErrorObject(
-      await c.post("/api/account/register", { ...person("bot@example.com"), botCheck: "garbage" }),
+      await c.post("/api/account/register", registrationBody("bot@example.com")),
+      400,
+      "bot_check_failed",
+    );
+    expectErrorObject(
+      await c.post("/api/account/register", { ...registrationBody("bot@example.com"), botCheck: "garbage" }),
       400,
       "bot_check_failed",
     );
     const token = await solveBotCheck(c);
-    expect((await c.post("/api/account/register", { ...person("bot1@example.com"), botCheck: token })).status).toBe(
-      200,
-    );
+    expect(
+      (await c.post("/api/account/register", { ...registrationBody("bot1@example.com"), botCheck: token })).status,
+    ).toBe(200);
     expectErrorObject(
-      await c.post("/api/account/register", { ...person("bot2@example.com"), botCheck: token }),
+      await c.post("/api/account/register", { ...registrationBody("bot2@example.com"), botCheck: token }),
       400,
       "bot_check_failed",
     );
@@ -184,7 +185,7 @@ describe("POST /api/account/register", () => {
     expect(captcha.image).toMatch(/^data:image\/svg\+xml;base64,/u);
     const wrong = expectErrorObject(
       await cn.post("/api/account/register", {
-        ...person("cn@example.com"),
+        ...registrationBody("cn@example.com"),
         captchaGUID: captcha.id,
         captchaAnswer: "000000",
       }),
@@ -200,7 +201,7 @@ describe("POST /api/account/register", () => {
     expect(
       (
         await cn.post("/api/account/register", {
-          ...person("cn@example.com"),
+          ...registrationBody("cn@example.com"),
           captchaGUID: fresh.id,
           captchaAnswer: answer,
         })
@@ -208,7 +209,7 @@ describe("POST /api/account/register", () => {
     ).toBe(200);
     expectErrorObject(
       await cn.post("/api/account/register", {
-        ...person("cn2@example.com"),
+        ...registrationBody("cn2@example.com"),
         captchaGUID: fresh.id,
         captchaAnswer: answer,
       }),
@@ -292,7 +293,7 @@ describe("activation", () => {
   it("activates and signs in with /activation/login, and the link carries an allowed return address", async () => {
     const c = await client();
     await c.post("/api/account/register", {
-      ...person("trial@example.com", { returnTo: "https://www.gatehouse.example/try/corona" }),
+      ...registrationBody("trial@example.com", { returnTo: "https://www.gatehouse.example/try/corona" }),
       botCheck: await solveBotCheck(c),
     });
     const link = linkIn(await fx.smtp.waitFor("trial@example.com"), "/account/activate/login");
@@ -307,7 +308,7 @@ describe("activation", () => {
   it("drops a return address that is not allowed from the link", async () => {
     const c = await client();
     await c.post("/api/account/register", {
-      ...person("evil@example.com", { returnTo: "https://evil.example/" }),
+      ...registrationBody("evil@example.com", { returnTo: "https://evil.example/" }),
       botCheck: await solveBotCheck(c),
     });
     const mail = await fx.smtp.waitFor("evil@example.com");
@@ -413,7 +414,7 @@ describe("mail survives an SMTP outage", () => {
     try {
       const c = await new Client(local.url).start();
       const answer = await c.post("/api/account/register", {
-        ...person("outage@example.com"),
+        ...registrationBody("outage@example.com"),
         botCheck: await solveBotCheck(c),
       });
       expect(answer.status).toBe(200);

@@ -24,20 +24,30 @@ function decodeQuotedPrintable(raw: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
-/** A real SMTP server on loopback that keeps what it receives; it can be stopped and started to test outages. */
+/**
+ * A real SMTP server on loopback that keeps what it receives; it can be stopped and started to test outages, and can
+ * hold every message's final answer, as a slow mail server does.
+ */
 export class TestSmtp {
   readonly received: ReceivedMail[] = [];
   private server: SMTPServer | undefined;
   port = 0;
 
   private readonly onMail: ((mail: ReceivedMail) => void) | undefined;
+  private holding: boolean;
+  private readonly held: Array<() => void> = [];
 
-  /** `onMail`: told of each mail as it arrives (the browser suite's log scan keeps them, e2e/run.ts). */
-  constructor(options: { onMail?: (mail: ReceivedMail) => void } = {}) {
+  /**
+   * `onMail`: told of each mail as it arrives (the browser suite's log scan keeps them, e2e/run.ts). `holding`: each
+   * message's final answer waits for `release()`; until then it is not received.
+   */
+  constructor(options: { onMail?: (mail: ReceivedMail) => void; holding?: boolean } = {}) {
     this.onMail = options.onMail;
+    this.holding = options.holding ?? false;
   }
 
   async start(port = 0): Promise<this> {
+    const closed = new Set<string>();
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
@@ -48,11 +58,21 @@ export class TestSmtp {
         stream.on("end", () => {
           const raw = Buffer.concat(chunks).toString("utf8");
           const mail = { to: session.envelope.rcptTo.map((r) => r.address), raw, text: decodeQuotedPrintable(raw) };
-          this.received.push(mail);
-          this.onMail?.(mail);
-          done();
+          const accept = () => {
+            this.received.push(mail);
+            this.onMail?.(mail);
+            done();
+          };
+          if (!this.holding) accept();
+          // A held message counts only if its sender is still there to hear the answer: a node killed while waiting
+          // never learned it was sent, so it counts as not sent (and rightly goes out again).
+          else
+            this.held.push(() => {
+              if (!closed.has(session.id)) accept();
+            });
         });
       },
+      onClose: (session) => closed.add(session.id),
     });
     await new Promise<void>((resolve, reject) => {
       this.server?.once("error", reject);
@@ -62,6 +82,17 @@ export class TestSmtp {
       (this.server as unknown as { server: { address(): AddressInfo } }).server.address() as AddressInfo
     ).port;
     return this;
+  }
+
+  /** Messages whose answer is held (`holding`). */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  /** Answers every held message, and each later one at once. */
+  release(): void {
+    this.holding = false;
+    for (const accept of this.held.splice(0)) accept();
   }
 
   async stop(): Promise<void> {

@@ -10,7 +10,7 @@ import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { trialsStore } from "../src/store/trials.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, useMailServer } from "./harness.ts";
+import { Client, expectErrorObject, registrationBody, useMailServer } from "./harness.ts";
 import { solveBotCheck } from "./pow.ts";
 import { linkIn } from "./smtp.ts";
 
@@ -39,16 +39,10 @@ const trialsOf = async (email: string) => {
 
 async function registerTrial(email: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const c = await client(headers);
-  const answer = await c.post("/api/account/register", {
-    email,
-    password: PASSWORD,
-    firstName: "Ann",
-    lastName: "Lee",
-    countryCode: "DE",
-    isTrial: true,
-    botCheck: await solveBotCheck(c),
-    ...extra,
-  });
+  const answer = await c.post(
+    "/api/account/register",
+    registrationBody(email, { isTrial: true, botCheck: await solveBotCheck(c), ...extra }),
+  );
   expect(answer.status, answer.text).toBe(200);
   return linkIn(await fx.smtp.waitFor(email), "/account/activate/login");
 }
@@ -108,15 +102,10 @@ describe("trial sign-up", () => {
     expect(await trialsOf("trial-plain@example.com")).toMatchObject([{ product_code: "ASSETS" }]);
 
     const c = await client();
-    await c.post("/api/account/register", {
-      email: "not-a-trial@example.com",
-      password: PASSWORD,
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "DE",
-      productCode: "ASSETS",
-      botCheck: await solveBotCheck(c),
-    });
+    await c.post(
+      "/api/account/register",
+      registrationBody("not-a-trial@example.com", { productCode: "ASSETS", botCheck: await solveBotCheck(c) }),
+    );
     const ordinary = linkIn(await fx.smtp.waitFor("not-a-trial@example.com"), "/account/activate");
     expect(ordinary.pathname).toBe("/account/activate");
     const answer = await (await client()).post("/api/account/activate", {
@@ -138,16 +127,14 @@ describe("trial sign-up", () => {
 
   it("refuses a malformed product code with the field's message, before anything is written", async () => {
     const c = await client();
-    const answer = await c.post("/api/account/register", {
-      email: "bad-code@example.com",
-      password: PASSWORD,
-      firstName: "Ann",
-      lastName: "Lee",
-      countryCode: "DE",
-      isTrial: true,
-      productCode: "<script>",
-      botCheck: await solveBotCheck(c),
-    });
+    const answer = await c.post(
+      "/api/account/register",
+      registrationBody("bad-code@example.com", {
+        isTrial: true,
+        productCode: "<script>",
+        botCheck: await solveBotCheck(c),
+      }),
+    );
     expect(expectErrorObject(answer, 400, "invalid_request").fields).toContainEqual({
       field: "productCode",
       message: "validation.productCode.invalid",

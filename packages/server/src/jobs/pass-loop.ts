@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import { isDatabaseUnavailable } from "../store/db.ts";
+import { logFailure } from "../store/db.ts";
 
 export interface PassLoop {
   /** Run a pass now (after queueing something). */
@@ -37,15 +37,8 @@ export function startPassLoop(options: {
     running = (async () => {
       do {
         again = false;
-        await pass(isStopped).catch((err) =>
-          // The database away (a restart, a failover) is waited out: the next pass carries on (issue #14).
-          isDatabaseUnavailable(err)
-            ? log.warn(
-                { detail: err instanceof Error ? err.message : String(err) },
-                `${options.failure}: database unavailable`,
-              )
-            : log.error({ err }, options.failure),
-        );
+        // The database away (a restart, a failover) is waited out: the next pass carries on (issue #14).
+        await pass(isStopped).catch((err) => logFailure(log, err, options.failure));
       } while (again && !stopped);
     })().finally(() => {
       running = undefined;

@@ -35,12 +35,14 @@ export function createMetrics(options: { db: Db; pool?: pg.Pool }): Metrics {
   // Event-loop lag, heap, GC, process CPU and memory, under prom-client's usual names.
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: "gatehouse_http_requests_total",
-    help: "Answered HTTP requests, by method, route pattern (unmatched: no route) and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
+  // The counters of README "Metrics", each its name, help text and labels.
+  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const requests = counter(
+    "gatehouse_http_requests_total",
+    "Answered HTTP requests, by method, route pattern (unmatched: no route) and status.",
+    ["method", "route", "status"],
+  );
   const durations = new Histogram({
     name: "gatehouse_http_request_duration_seconds",
     help: "Time from a request's arrival to its answer's last byte, by method and route pattern.",
@@ -48,41 +50,28 @@ export function createMetrics(options: { db: Db; pool?: pg.Pool }): Metrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
-  const signIns = new Counter({
-    name: "gatehouse_sign_ins_total",
-    help: "Sign-ins by method and outcome (success, failure, blocked: refused unverified during a block).",
-    labelNames: ["method", "outcome"] as const,
-    registers,
-  });
-  const blocks = new Counter({
-    name: "gatehouse_blocks_total",
-    help: "Requests refused as one too many: lockout, blocked_attempt, rate_limit, recovery_quota.",
-    labelNames: ["kind"] as const,
-    registers,
-  });
-  const mailQueued = new Counter({
-    name: "gatehouse_mail_queued_total",
-    help: "Mails this node put in the outbox, by kind.",
-    labelNames: ["kind"] as const,
-    registers,
-  });
-  const mailSent = new Counter({ name: "gatehouse_mail_sent_total", help: "Mails this node delivered.", registers });
-  const mailFailed = new Counter({
-    name: "gatehouse_mail_failed_total",
-    help: "Failed delivery attempts of this node (each is retried with back-off until the last).",
-    registers,
-  });
-  const mailGivenUp = new Counter({
-    name: "gatehouse_mail_given_up_total",
-    help: "Mails this node gave up on after their last attempt.",
-    registers,
-  });
-  const tokens = new Counter({
-    name: "gatehouse_tokens_issued_total",
-    help: "Tokens issued by this node: access, id, refresh (the provider's), legacy and licence (minted by the gateway).",
-    labelNames: ["type"] as const,
-    registers,
-  });
+  const signIns = counter(
+    "gatehouse_sign_ins_total",
+    "Sign-ins by method and outcome (success, failure, blocked: refused unverified during a block).",
+    ["method", "outcome"],
+  );
+  const blocks = counter(
+    "gatehouse_blocks_total",
+    "Requests refused as one too many: lockout, blocked_attempt, rate_limit, recovery_quota.",
+    ["kind"],
+  );
+  const mailQueued = counter("gatehouse_mail_queued_total", "Mails this node put in the outbox, by kind.", ["kind"]);
+  const mailSent = counter("gatehouse_mail_sent_total", "Mails this node delivered.");
+  const mailFailed = counter(
+    "gatehouse_mail_failed_total",
+    "Failed delivery attempts of this node (each is retried with back-off until the last).",
+  );
+  const mailGivenUp = counter("gatehouse_mail_given_up_total", "Mails this node gave up on after their last attempt.");
+  const tokens = counter(
+    "gatehouse_tokens_issued_total",
+    "Tokens issued by this node: access, id, refresh (the provider's), legacy and licence (minted by the gateway).",
+    ["type"],
+  );
   // Every known series from the start, at zero, so a rate over a series that has not moved yet is 0, not absent.
   for (const method of SIGN_IN_LABELS) for (const outcome of SIGN_IN_OUTCOMES) signIns.inc({ method, outcome }, 0);
   for (const kind of BLOCK_KINDS) blocks.inc({ kind }, 0);

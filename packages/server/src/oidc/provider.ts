@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config.ts";
 import { RETRY_AFTER_S } from "../http/errors.ts";
-import { type Db, isDatabaseUnavailable } from "../store/db.ts";
+import { type Db, logFailure } from "../store/db.ts";
 import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
 import { apiResourceServer } from "./api-token.ts";
@@ -160,14 +160,15 @@ export function buildProvider(options: {
     // The database away (a restart, a failover) is worth a retry, not a fault: a JSON answer (the token endpoint,
     // userinfo) says so as the API does, 503 with Retry-After and OAuth's `temporarily_unavailable` (issue #14).
     // Pages were already sent to our error page by renderError.
-    if (isDatabaseUnavailable(error)) {
-      log.warn({ detail: error.message, route: ctx.oidc?.route }, "oidc request deferred: database unavailable");
-      if (ctx.status >= 500) {
-        ctx.status = 503;
-        ctx.set("retry-after", String(RETRY_AFTER_S));
-        ctx.body = { error: "temporarily_unavailable", error_description: "try again in a moment" };
-      }
-    } else log.error({ err: error, route: ctx.oidc?.route }, "oidc request failed");
+    const away = logFailure(log, error, "oidc request failed", {
+      fields: { route: ctx.oidc?.route },
+      unavailable: "oidc request deferred: database unavailable",
+    });
+    if (away && ctx.status >= 500) {
+      ctx.status = 503;
+      ctx.set("retry-after", String(RETRY_AFTER_S));
+      ctx.body = { error: "temporarily_unavailable", error_description: "try again in a moment" };
+    }
   });
   countIssuedTokens(provider, db);
   return provider;

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { FastifyBaseLogger } from "fastify";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { migrationProvider } from "./migrations/index.ts";
@@ -92,6 +93,28 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (e instanceof AggregateError && e.errors.some(isDatabaseUnavailable)) return true;
   }
   return false;
+}
+
+/**
+ * Logs a failure: the database away (a restart, a failover) is waited out, a warning with its message (issue #14);
+ * anything else is an error with its stack. `fields` go on either line; the warning says `unavailable`, by default
+ * `failed` followed by ": database unavailable". Answers whether the database was away.
+ */
+export function logFailure(
+  log: FastifyBaseLogger,
+  err: unknown,
+  failed: string,
+  options: { fields?: Record<string, unknown>; unavailable?: string } = {},
+): boolean {
+  if (!isDatabaseUnavailable(err)) {
+    log.error({ err, ...options.fields }, failed);
+    return false;
+  }
+  log.warn(
+    { detail: err instanceof Error ? err.message : String(err), ...options.fields },
+    options.unavailable ?? `${failed}: database unavailable`,
+  );
+  return true;
 }
 
 /** The migrations the database has run, by name; none when it has never been migrated. */
