@@ -64,6 +64,12 @@ async function tryOut(page: Page, id: string): Promise<number> {
   const op = page.locator(`#${id}`);
   if ((await op.locator(".opblock-body").count()) === 0) await op.locator(".opblock-summary-control").click();
   const tryIt = op.getByRole("button", { name: "Try it out" });
+  // The opened operation draws its body a moment after the click: wait until it shows "Try it out", or "Cancel"
+  // when it is in that mode already, before deciding (checking at once raced the drawing under load).
+  await tryIt
+    .or(op.getByRole("button", { name: "Cancel" }))
+    .first()
+    .waitFor();
   if (await tryIt.isVisible()) await tryIt.click();
   const [answer] = await Promise.all([
     page.waitForResponse(
