@@ -206,3 +206,9 @@ export const DISCOURSE_SSO_MAX = 4096;
 export const DISCOURSE_SIG_MAX = 128;
 export const DISCOURSE_NONCE_TTL_MS = 24 * HOUR;
 export const DISCOURSE_SECRET_MIN = 10;
+
+/**
+ * How long a sign-in attempt waits for the steps it owes (issue #24): a password change or the profile, done in
+ * one sitting; after that the person signs in again. Short, as an unfinished sign-in is state an attacker wants.
+ */
+export const SIGN_IN_ATTEMPT_TTL_MS = 15 * MINUTE;

@@ -1,4 +1,4 @@
-import type { RequiredStep } from "./sign-in.ts";
+import type { OwedStep } from "./sign-in.ts";
 
 /** UI routes of spec §2: id, path, the query parameters each reads, and what the shell must do for it. */
 export interface UiRoute {
@@ -17,7 +17,7 @@ export const ROUTES = {
   LOGIN: { path: "/" },
   LOGIN_SUCCESS: { path: "/login/success" },
   SERVICE_LOGIN: { path: "/service_login" },
-  CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt"] },
+  CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt", "cancelled"] },
   CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error", query: ["error_code", "error_id"] },
   ULA_LOGIN_SUCCESS: { path: "/ula-login-success", skipSession: true },
   ULA_LOGIN_ERROR: { path: "/ula-login-error", query: ["error_description"], skipSession: true },
@@ -35,7 +35,7 @@ export const ROUTES = {
   },
   LINK_EXISTING_SOCIAL: { path: "/link/existing/social", query: ["email", "return_to"] },
   REGISTER_SOCIAL_COMPLETE: { path: "/register/social/complete" },
-  ACCOUNT_EDIT: { path: "/profile/edit", loginRequired: true },
+  ACCOUNT_EDIT: { path: "/profile/edit", query: ["return_to", "required_profile_update"], loginRequired: true },
   ACCOUNT_ACTIVATE: { path: "/account/activate", query: ["code"] },
   ACCOUNT_DELETE: { path: "/account/delete", query: ["code"] },
   PASSWORD_RECOVER: { path: "/account/recover" },
@@ -66,16 +66,24 @@ export const ROUTE_IDS = Object.keys(ROUTES) as RouteId[];
 /** Every UI path; the server answers each with the SPA's HTML. */
 export const UI_PATHS: readonly string[] = ROUTE_IDS.map((id) => ROUTES[id].path);
 
-/** The screen of each step a session may owe (issue #10 §1; GET /session's RequiredStep names it). */
+/** The screen of each step a sign-in attempt may owe (issue #24; the attempt's `next` names its address). */
 export const STEP_ROUTES = {
   password_change: "PASSWORD_CHANGE",
   profile_update: "ACCOUNT_EDIT",
-} as const satisfies Record<RequiredStep, RouteId>;
+} as const satisfies Record<OwedStep, RouteId>;
 
-/** The address of an owed step's screen; the password change shows its required banner (spec §2). */
-export function stepUrl(step: RequiredStep, returnTo?: string): string {
-  const required = step === "password_change" ? "true" : undefined;
-  return routeUrl(STEP_ROUTES[step], { required_password_update: required, return_to: returnTo });
+/**
+ * The query parameter that opens a step's screen as that step: the password change's `required_password_update`
+ * (spec §2, which also shows the merge banner), and our `required_profile_update` for the profile.
+ */
+export const STEP_PARAMS = {
+  password_change: "required_password_update",
+  profile_update: "required_profile_update",
+} as const satisfies Record<OwedStep, string>;
+
+/** The address of an owed step's screen, marked as the step (STEP_PARAMS), keeping the return address. */
+export function stepUrl(step: OwedStep, returnTo?: string): string {
+  return routeUrl(STEP_ROUTES[step], { [STEP_PARAMS[step]]: "true", return_to: returnTo });
 }
 
 /** Builds a UI path with its query string, dropping empty values. */

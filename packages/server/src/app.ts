@@ -54,6 +54,7 @@ import { oidcStore } from "./store/oidc.ts";
 import { outboxStore } from "./store/outbox.ts";
 import { rateLimitsStore } from "./store/rate-limits.ts";
 import { sessionLinksStore } from "./store/session-links.ts";
+import { signInAttemptsStore } from "./store/sign-in-attempts.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
 
@@ -205,6 +206,7 @@ export async function buildApp(
       outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
       oidcStore.deleteExpired(db, now),
       federationStore.deleteExpired(db, now),
+      signInAttemptsStore.deleteExpired(db, now),
       discourseNoncesStore.deleteExpired(db, now),
       jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
     ]).catch((err) => logFailure(app.log, err, "sweep failed"));

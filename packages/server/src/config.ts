@@ -31,6 +31,12 @@ export const BrandsFile = z.object({
         .regex(/^(\[[0-9a-f:]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)$/u, "must be a bare host name (no scheme, port or path)"),
       brand: z.enum(BRAND_IDS),
       flags: z.object(Flags.shape).partial().optional(),
+      /**
+       * Where a sign-in without a return address lands on this host (issue #24 §3): the brand's home page on the
+       * public site (spec §4, the default), or `account`, the account page, for a host whose brand's public site is
+       * out of reach (the development file's localhost hosts).
+       */
+      landing: z.enum(["home", "account"]).default("home"),
     }),
   ),
 });

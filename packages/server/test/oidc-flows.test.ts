@@ -2,7 +2,9 @@ import { OIDC_API_RESOURCE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { finishSignIn } from "../src/accounts/finish-sign-in.ts";
+import { newSessionToken } from "../src/sessions/sessions.ts";
+import { signIn } from "../src/signin/attempt.ts";
+import { proofOf } from "../src/signin/proofs.ts";
 import { startTrial } from "../src/accounts/trials.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { sessionCookieName } from "../src/http/session.ts";
@@ -117,15 +119,16 @@ describe("openid-client as a relying party of the running provider", () => {
       const person = await createPerson(server.app);
       const user = await usersStore.findById(server.app.db, person.id);
       if (!user) throw new Error("no user row");
-      const opened = await finishSignIn(server.app.db, {
-        user,
-        method,
-        ...(method === "social" ? { idp: "google" } : {}),
-        client: { ip: "127.0.0.1", userAgent: "test" },
-      });
-      if (!opened.ok) throw new Error("sign-in refused");
+      const opened = await signIn(
+        server.app.db,
+        proofOf(user, method, method === "social" ? "google" : undefined),
+        { token: newSessionToken(), client: { ip: "127.0.0.1", userAgent: "test" } },
+        { landing: "/profile/edit" },
+        { selfOrigin: server.url, legacyOrigins: [] },
+      );
+      if (!opened.ok || !opened.session) throw new Error("sign-in refused");
       const browser = new Browser(server);
-      browser.cookies.set(sessionCookieName(new URL(server.url)), opened.token);
+      browser.cookies.set(sessionCookieName(new URL(server.url)), opened.session);
       await browser.start();
       const request = await codeRequest(site, SITE_CALLBACK);
       const tokens = await oidc.authorizationCodeGrant(site, await browser.authorize(request.url), request.checks);

@@ -31,7 +31,7 @@ beforeAll(async () => {
   app.get("/probe/session", async (request) => {
     const first = await app.readSession(request);
     const again = await app.readSession(request);
-    return { userId: first?.user_id ?? null, same: first === again, step: first?.pending_step ?? null };
+    return { userId: first?.user_id ?? null, same: first === again, method: first?.auth_method ?? null };
   });
   // As the provider's end-session will: sign-out from outside /api ends the same gateway session.
   app.post("/probe/sign-out", async (request, reply) => {
@@ -57,7 +57,7 @@ describe("app.readSession on any path", () => {
     expect((await c.login("reader@example.com", PASSWORD)).status).toBe(200);
     const reads = vi.spyOn(sessionsStore, "findWithUser");
     const answer = await c.get("/probe/session");
-    expect(answer.json).toMatchObject({ same: true, step: null });
+    expect(answer.json).toMatchObject({ same: true, method: "password" });
     expect(answer.json.userId).toMatch(/^[0-9a-f-]{36}$/u);
     expect(reads).toHaveBeenCalledTimes(1);
     // Outside /api nothing changes hands: no cookie, no CSRF token.

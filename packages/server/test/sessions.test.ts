@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => db.destroy());
 
 const meta = { ip: "127.0.0.1", userAgent: "test" };
-const signIn = (userId: string) => ({ userId, method: "password" as const, step: null });
+const signIn = (userId: string) => ({ userId, method: "password" as const, amr: ["pwd"], authTime: Date.now() });
 
 describe("sessions (ASVS 7.3)", () => {
   it("stores only a hash of the token", async () => {

@@ -11,6 +11,7 @@ import { recoveryQuotaStore } from "../src/store/recovery-quota.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { sessionLinksStore } from "../src/store/session-links.ts";
 import { sessionsStore } from "../src/store/sessions.ts";
+import { signInAttemptsStore } from "../src/store/sign-in-attempts.ts";
 import { throttleStore } from "../src/store/throttle.ts";
 import { trialsStore } from "../src/store/trials.ts";
 import { usersStore } from "../src/store/users.ts";
@@ -284,11 +285,11 @@ describe.each([
     expect(await externalIdentitiesStore.find(db, "facebook", "1098")).toMatchObject({ user_id: other.id });
   });
 
-  it("records how a session signed in and the step it owes, and moves a step on under a new id", async () => {
+  it("records how a session signed in (method, provider, amr)", async () => {
     const row = user();
     await usersStore.insert(db, row);
     const id = randomUUID().replaceAll("-", "");
-    const session = {
+    await sessionsStore.insert(db, {
       id,
       user_id: row.id,
       created_at: 1,
@@ -297,20 +298,49 @@ describe.each([
       ip: "",
       user_agent: "",
       auth_time: 1,
-      auth_method: "social" as const,
+      auth_method: "social",
       idp: "google",
-      pending_step: "password_change" as const,
-    };
-    await sessionsStore.insert(db, session);
-    expect(await sessionsStore.findWithUser(db, id)).toMatchObject({ auth_method: "social", idp: "google" });
-    expect(await sessionsStore.rotate(db, id, { id: `${id}-2`, pending_step: "profile_update" })).toBe(true);
-    expect(await sessionsStore.findWithUser(db, id)).toBeUndefined();
-    expect(await sessionsStore.findWithUser(db, `${id}-2`)).toMatchObject({
-      auth_time: 1,
-      pending_step: "profile_update",
+      amr: "fed",
+      pending_step: null,
     });
-    await sessionsStore.clearStepForUser(db, row.id, "profile_update");
-    expect((await sessionsStore.findWithUser(db, `${id}-2`))?.pending_step).toBeNull();
+    expect(await sessionsStore.findWithUser(db, id)).toMatchObject({ auth_method: "social", idp: "google", amr: "fed" });
+  });
+
+  it("keeps one sign-in attempt a browser, moved on or taken once and only from the step it owes", async () => {
+    const row = user();
+    await usersStore.insert(db, row);
+    const id = randomUUID().replaceAll("-", "");
+    const attempt = {
+      id,
+      user_id: row.id,
+      method: "password" as const,
+      idp: null,
+      amr: "pwd",
+      auth_time: 5,
+      owes: "password_change" as const,
+      destination: JSON.stringify({ landing: "/profile/edit" }),
+      expires_at: 100,
+    };
+    await signInAttemptsStore.put(db, attempt);
+    // A new proof in the same browser replaces the attempt it had.
+    await signInAttemptsStore.put(db, { ...attempt, auth_time: 6 });
+    expect(await signInAttemptsStore.find(db, id, 50)).toMatchObject({ auth_time: 6, owes: "password_change" });
+    expect(await signInAttemptsStore.find(db, id, 100)).toBeUndefined();
+    // Two requests finishing the same step: one moves it on.
+    const moves = await Promise.all([
+      signInAttemptsStore.advance(db, id, "password_change", "profile_update"),
+      signInAttemptsStore.advance(db, id, "password_change", "profile_update"),
+    ]);
+    expect(moves.filter(Boolean)).toHaveLength(1);
+    expect(await signInAttemptsStore.take(db, id, "password_change", 50)).toBeUndefined();
+    const takes = await Promise.all([
+      signInAttemptsStore.take(db, id, "profile_update", 50),
+      signInAttemptsStore.take(db, id, "profile_update", 50),
+    ]);
+    expect(takes.filter(Boolean)).toHaveLength(1);
+    expect(await signInAttemptsStore.find(db, id, 50)).toBeUndefined();
+    await signInAttemptsStore.put(db, { ...attempt, expires_at: 10 });
+    expect(await signInAttemptsStore.deleteExpired(db, 10)).toBe(1);
   });
 
   const RULE = { threshold: 5, windowMs: 1000 };

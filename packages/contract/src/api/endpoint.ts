@@ -1,6 +1,6 @@
 import type { z } from "zod/mini";
 import type { RateLimitName } from "../constants.ts";
-import type { RequiredStep } from "../sign-in.ts";
+import type { OwedStep } from "../sign-in.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -19,12 +19,15 @@ export interface Endpoint<Body extends z.ZodMiniType = z.ZodMiniType, Answer ext
   /** Every status the endpoint may answer with, errors included, besides those its declaration implies (statusesOf). */
   readonly statuses: readonly number[];
   /**
-   * "required": an account call, answered 401 without a signed-in session; and refused (403 `required_step`) to a
-   * session that owes a step other than `step`. Without it the call is public, open to every session.
+   * "required": an account call, answered 401 without a signed-in session. Without it the call is public, open to
+   * every session.
    */
   readonly session?: "required";
-  /** The owed step this account call belongs to (the password change, the profile): open while that step is owed. */
-  readonly step?: RequiredStep;
+  /**
+   * The owed step this account call belongs to (the password change, the profile): besides a signed-in session, a
+   * sign-in attempt that owes this step may make it (issue #24), and only it.
+   */
+  readonly step?: OwedStep;
   /** Its per-client-address limit in RATE_LIMITS. */
   readonly rateLimit?: RateLimitName;
 }
@@ -37,17 +40,16 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
 /** Statuses every state-changing call may answer: 403 for a missing or stale CSRF token. */
 const CSRF_STATUS = 403;
 const UNAUTHENTICATED_STATUS = 401;
-const STEP_OWED_STATUS = 403;
 const RATE_LIMITED_STATUS = 429;
 
 /**
  * Every status an endpoint may answer: the declared ones and those its declaration implies (CSRF on a change,
- * 401 and the owed-step refusal on an account call, 429 with a rate limit).
+ * 401 on an account call, 429 with a rate limit).
  */
 export function statusesOf(endpoint: Endpoint): ReadonlySet<number> {
   const statuses = new Set(endpoint.statuses);
   if (endpoint.method !== "GET") statuses.add(CSRF_STATUS);
-  if (endpoint.session === "required") statuses.add(UNAUTHENTICATED_STATUS).add(STEP_OWED_STATUS);
+  if (endpoint.session === "required") statuses.add(UNAUTHENTICATED_STATUS);
   if (endpoint.rateLimit) statuses.add(RATE_LIMITED_STATUS);
   return statuses;
 }

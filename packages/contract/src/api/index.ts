@@ -17,6 +17,16 @@ export const api = {
     answer: z.nullable(s.SessionAnswer),
     statuses: [200, 204],
   }),
+  /**
+   * Our addition (issue #24): the browser's unfinished sign-in (a proof given, a step still owed), for the owed
+   * step's screen; 404 when there is none. Never a session: nothing owed is represented by one.
+   */
+  signInAttempt: defineEndpoint({
+    method: "GET",
+    path: "/sign-in/attempt",
+    answer: s.SignInAttemptAnswer,
+    statuses: [200, 404],
+  }),
   countries: defineEndpoint({ method: "GET", path: "/countries", answer: s.CountriesAnswer, statuses: [200] }),
   login: defineEndpoint({
     method: "POST",
@@ -156,7 +166,7 @@ export const api = {
     method: "PUT",
     path: "/account/profile",
     body: s.ProfileBody,
-    answer: s.Empty,
+    answer: s.StepAnswer,
     statuses: [200, 400, 401],
     session: "required",
     step: "profile_update",
@@ -189,7 +199,7 @@ export const api = {
     method: "POST",
     path: "/account/setup_password",
     body: s.SetupPasswordBody,
-    answer: s.Empty,
+    answer: s.SetupPasswordAnswer,
     statuses: [200, 400, 403, 404, 410],
     rateLimit: "setPassword",
   }),
@@ -197,7 +207,7 @@ export const api = {
     method: "POST",
     path: "/account/change_password",
     body: s.ChangePasswordBody,
-    answer: s.Empty,
+    answer: s.StepAnswer,
     statuses: [200, 400, 401, 403, 429],
     session: "required",
     step: "password_change",
@@ -248,7 +258,7 @@ export const api = {
   activationLogin: defineEndpoint({
     method: "POST",
     path: "/account/activation/login",
-    body: s.ActivateBody,
+    body: s.ActivationLoginBody,
     answer: s.ActivationLoginAnswer,
     statuses: [200, 400, 403, 404, 410],
     rateLimit: "activate",

@@ -13,7 +13,7 @@ import {
   productCodeRule,
   registerPasswordRule,
 } from "../rules.ts";
-import { REQUIRED_STEPS, SOCIAL_PLATFORMS } from "../sign-in.ts";
+import { NEXT_KINDS, OWED_STEPS, SOCIAL_PLATFORMS } from "../sign-in.ts";
 import { normalizeText } from "../text.ts";
 
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
@@ -32,9 +32,16 @@ export const SessionAnswer = z.object({
   /** Upper-cased country code of the visitor, from the proxy's country header; ZZ when unknown. */
   Location: z.string(),
   Linked: z.boolean(),
-  /** Our addition (issue #10): the step the session owes before anything else, decided by the server; null when none. */
-  RequiredStep: z.nullable(z.enum(REQUIRED_STEPS)),
 });
+
+/** Our addition (issue #24): where the person goes next, decided by the server (sign-in.ts NEXT_KINDS). */
+export const Next = z.object({ kind: z.enum(NEXT_KINDS), url: z.string() });
+
+/** Our addition (issue #24): the browser's unfinished sign-in, and the step it owes. */
+export const SignInAttemptAnswer = z.object({ owes: z.enum(OWED_STEPS), next: Next });
+
+/** Our addition (issue #24): the answer of an owed step's call; `next` when it moved a sign-in attempt on. */
+export const StepAnswer = z.object({ next: z.optional(Next) });
 
 export const Country = z.object({ code: z.string(), name: z.string() });
 export const CountriesAnswer = z.array(Country);
@@ -46,8 +53,15 @@ export const LoginBody = z.object({
   isEnscapeTrial: z.optional(z.boolean()),
   /** Our addition (issue #12): the trial a trial-mode sign-in starts; TRIAL_PRODUCT_CODE when absent. */
   productCode: z.optional(productCodeRule),
+  /** Our addition (issue #24): where the sign-in was going (the page's return_to), for the answer's `next`. */
+  returnTo,
 });
-export const LoginAnswer = z.object({ RequiredPasswordUpdate: z.boolean(), RequiredProfileUpdate: z.boolean() });
+/** Spec §7's two flags, and our `next` (issue #24), which the web app follows. */
+export const LoginAnswer = z.object({
+  RequiredPasswordUpdate: z.boolean(),
+  RequiredProfileUpdate: z.boolean(),
+  next: Next,
+});
 
 export const LoginModesBody = z.object({ username: loginEmailRule });
 export const LoginModesAnswer = z.object({ oidc: z.boolean(), password: z.boolean() });
@@ -152,7 +166,13 @@ export const SocialRegisterBody = z.object({
   lastName: lastNameRule,
 });
 /** Spec §3 "social login data": `activation` is true when the address still has to be confirmed by mail. */
-export const SocialRegisterAnswer = z.object({ email: z.string(), fullName: z.string(), activation: z.boolean() });
+export const SocialRegisterAnswer = z.object({
+  email: z.string(),
+  fullName: z.string(),
+  activation: z.boolean(),
+  /** Our addition (issue #24): where a registration that signed the person in goes on. */
+  next: z.optional(Next),
+});
 export const SocialLinkBody = z.object({ email: emailRule, password: loginPasswordRule, returnTo });
 /** `origin`: where the person goes after signing in (the corporate page's return_to). `prompt`: our addition. */
 export const FederatedLoginBody = z.object({ email: emailRule, origin: returnTo, prompt: idpPrompt });
@@ -242,8 +262,12 @@ export const MarketingInfo = z
     }),
   );
 export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
+/** Our addition (issue #24): where the new user goes on (spec §4: the customer portal, after any owed step). */
+export const SetupPasswordAnswer = z.object({ next: Next });
 export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });
 export const ActivateBody = z.object({ activationCode: code });
+/** The activation link's sign-in: its code and, our addition (issue #24), the link's return_to. */
+export const ActivationLoginBody = z.object({ activationCode: code, returnTo });
 
 /** Issue #12: a trial, one a product and account, from when it started. */
 export const TrialAnswer = z.object({
@@ -254,7 +278,7 @@ export const TrialAnswer = z.object({
   started: z.boolean(),
 });
 /** Our addition (issue #12): the trial the activation started, when the sign-up was a trial's; else null. */
-export const ActivationLoginAnswer = z.object({ Trial: z.nullable(TrialAnswer) });
+export const ActivationLoginAnswer = z.object({ Trial: z.nullable(TrialAnswer), next: Next });
 /** Our addition (issue #12): a signed-in visitor confirms and starts a trial (spec §2 "Confirm your email"). */
 export const TrialStartBody = z.object({
   productCode: z.optional(productCodeRule),

@@ -26,8 +26,6 @@ export const ServiceLoginAnswer = z.object({
    * (prompt=login asks for a fresh sign-in; max_age for one recent enough).
    */
   signInRequired: z.boolean(),
-  /** A step the signed-in person owes before any site may receive them (spec §4 required updates). */
-  owedStep: z.optional(z.enum(["password", "profile"])),
   /** What the site asks to receive, when the person must agree to it (only clients that are not the vendor's own). */
   consent: z.array(z.enum(CONSENT_SCOPES)),
 });

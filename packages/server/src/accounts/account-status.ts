@@ -1,4 +1,4 @@
-import type { RequiredStep } from "@gatehouse/contract";
+import type { OwedStep } from "@gatehouse/contract";
 import type { UserRow } from "../store/schema.ts";
 
 export type AccountRefusal = "user_not_active" | "user_disabled";
@@ -13,10 +13,10 @@ export function accountRefusal(user: Pick<UserRow, "status">): AccountRefusal | 
   return undefined;
 }
 
-/** The step the account owes at sign-in (spec §4): a required password change first, then the profile. */
-export function requiredStepOf(
+/** The step a sign-in of the account owes (spec §4): a required password change first, then the profile. */
+export function owedStepOf(
   user: Pick<UserRow, "required_password_update" | "required_profile_update">,
-): RequiredStep | null {
+): OwedStep | null {
   if (user.required_password_update === 1) return "password_change";
   if (user.required_profile_update === 1) return "profile_update";
   return null;

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { type CodeRefusal, codeRefusal, consumeCode, decoyCodeWork } from "../codes/codes.ts";
 import type { Db } from "../store/db.ts";
-import { externalIdentitiesStore } from "../store/external-identities.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
+import { proveMailbox } from "./mailbox.ts";
 import { type Origin, sendActivation } from "./registration.ts";
 
 export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: CodeRefusal };
@@ -33,10 +33,7 @@ export async function activateAccount(
     if (user.status !== "pending") return { ok: true, user };
     const registeredIn = signupBrowser(user);
     const sameBrowser = registeredIn !== undefined && browser !== undefined && registeredIn === browserHash(browser);
-    // The mailed code reached the person: the address is proven (issue #13).
-    await usersStore.update(trx, user.id, { status: "active", email_verified: 1, updated_at: now });
-    if (!sameBrowser) await externalIdentitiesStore.deleteAllForUser(trx, user.id);
-    return { ok: true, user: { ...user, status: "active", email_verified: 1 } };
+    return { ok: true, user: await proveMailbox(trx, user, { keepIdentities: sameBrowser, now }) };
   });
 }
 

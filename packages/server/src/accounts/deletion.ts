@@ -11,8 +11,8 @@ import type { UserRow } from "../store/schema.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
-import { checkPassword } from "./passwords.ts";
-import { type AttemptSource, forgetAddress, guardedCheck } from "./throttle.ts";
+import { recheckPassword } from "./recheck-password.ts";
+import { type AttemptSource, forgetAddress } from "./throttle.ts";
 
 export type DeletionRequestRefusal = "password_required" | "current_password_incorrect" | "user_temporarily_blocked";
 
@@ -32,16 +32,8 @@ export async function requestDeletion(
   const stored = user.password_hash;
   if (stored) {
     if (!password) return { ok: false, refusal: "password_required" };
-    const check = await guardedCheck(
-      db,
-      user.email_normalized,
-      source,
-      () => checkPassword(stored, password),
-      user.id,
-      now,
-    );
-    if (check.status === "blocked") return { ok: false, refusal: "user_temporarily_blocked" };
-    if (check.status === "mismatch") return { ok: false, refusal: "current_password_incorrect" };
+    const refusal = await recheckPassword(db, { ...user, password_hash: stored }, password, source, now);
+    if (refusal) return { ok: false, refusal };
   }
   await db.transaction().execute(async (trx) => {
     const code = await issueCode(trx, user.id, "deletion", DELETION_TTL_MS, now);

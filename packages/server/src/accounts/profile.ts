@@ -29,14 +29,15 @@ export async function updateProfile(
   user: UserRow,
   input: ProfileInput,
   now = Date.now(),
-): Promise<{ ok: true } | { ok: false; field: "countryCode" }> {
+): Promise<{ ok: true; user: UserRow } | { ok: false; field: "countryCode" }> {
   if (!COUNTRY_CODES.has(input.countryCode)) return { ok: false, field: "countryCode" };
-  await usersStore.update(db, user.id, {
+  const changes = {
     first_name: input.firstName,
     last_name: input.lastName,
     country_code: input.countryCode,
     required_profile_update: 0,
     updated_at: now,
-  });
-  return { ok: true };
+  };
+  await usersStore.update(db, user.id, changes);
+  return { ok: true, user: { ...user, ...changes } };
 }

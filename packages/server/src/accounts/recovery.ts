@@ -23,13 +23,14 @@ import { counts } from "../metrics/counts.ts";
 import { announceEnded } from "../sessions/ended.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
-import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
 import type { UserRow } from "../store/schema.ts";
 import { type EndedSession, sessionsStore } from "../store/sessions.ts";
+import { signInAttemptsStore } from "../store/sign-in-attempts.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
+import { proveMailbox } from "./mailbox.ts";
 import { codeOwnerContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
@@ -101,6 +102,8 @@ async function replacePassword(
     ...changes,
   });
   await clearFailures(db, user.email_normalized);
+  // Unfinished sign-ins end with the sessions: they were proven with the password that is gone.
+  await signInAttemptsStore.deleteForUser(db, user.id);
   return sessionsStore.deleteForUser(db, user.id);
 }
 
@@ -121,16 +124,15 @@ export async function resetPassword(
   if (!user) return { ok: false, refusal: "code_invalid" };
   const passwordHash = await hashPassword(password);
   // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.
+  let proven = user;
   const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
     await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
-    // The mailbox is proven: a pending account becomes active, without anything its registrant linked to it.
-    if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
-    // The reset link reached the mailbox: the address is proven (issue #13).
-    const changes: Partial<UserRow> = user.status === "pending" ? { status: "active" } : {};
-    return replacePassword(trx, user, passwordHash, { ...changes, email_verified: 1 }, now);
+    // The reset link reached the mailbox (a pending account becomes active without what its registrant linked).
+    proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
+    return replacePassword(trx, user, passwordHash, {}, now);
   });
   await announceEnded(db, ended, "password_reset");
-  return { ok: true, user: user.status === "pending" ? { ...user, status: "active" } : user };
+  return { ok: true, user: proven };
 }
 
 type MarketingInfo = z.output<(typeof api.setupPassword)["body"]>["marketingInfo"];
@@ -150,16 +152,15 @@ export async function setupPassword(
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
-  const status = user.status === "disabled" ? "disabled" : "active";
-  // The set-up link reached the mailbox: the address is proven (issue #13).
-  const changes: Partial<UserRow> = { status, marketing_info: JSON.stringify(marketingInfo), email_verified: 1 };
+  const changes: Partial<UserRow> = { marketing_info: JSON.stringify(marketingInfo) };
   const passwordHash = await hashPassword(password);
+  let proven = user;
   // Like a reset, with the forum's sign-out in the same transaction (accounts/access-lost.ts).
   const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
-    // The mailbox is proven: identities linked while the address was not (a provider's unproven address) go.
-    if (user.status === "pending") await externalIdentitiesStore.deleteAllForUser(trx, user.id);
+    // The set-up link reached the mailbox.
+    proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
     return replacePassword(trx, user, passwordHash, changes, now);
   });
   await announceEnded(db, ended, "password_reset");
-  return { ok: true, user: { ...user, status } };
+  return { ok: true, user: proven };
 }

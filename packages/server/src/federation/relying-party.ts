@@ -111,7 +111,9 @@ export interface ProviderProfile {
 export type FlowOutcome =
   | { ok: true; profile: ProviderProfile; returnTo: string | undefined }
   /** `state`: no flow of this browser and provider (tampered, replayed, expired, another browser's). */
-  | { ok: false; reason: "state" | "refused" | "failed"; detail: string };
+  | { ok: false; reason: "state" | "refused" | "failed"; detail: string }
+  /** The person chose Cancel at the provider (`access_denied`): back to where the sign-in started. */
+  | { ok: false; reason: "cancelled"; detail: string; returnTo: string | undefined };
 
 /**
  * Finishes a round trip: the flow is taken once for this browser and provider, then openid-client checks the answer
@@ -130,6 +132,9 @@ export async function finishFlow(
     ? await federationStore.consumeFlow(db, sha256(state), { browser: browserKey(browser), provider: idp.id }, now)
     : undefined;
   if (!flow) return { ok: false, reason: "state", detail: "no flow for this state, browser and provider" };
+  if (query.error === "access_denied") {
+    return { ok: false, reason: "cancelled", detail: "the person cancelled", returnTo: flow.return_to ?? undefined };
+  }
   if (typeof query.error === "string") return { ok: false, reason: "refused", detail: `provider said ${query.error}` };
   try {
     const configuration = await configurationOf(idp);

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { DISCOURSE_NONCE_TTL_MS } from "@gatehouse/contract";
-import { maySignInElsewhere } from "../accounts/finish-sign-in.ts";
 import { audit } from "../audit/audit.ts";
 import type { DiscourseConfig } from "../config.ts";
 import type { ClientMeta } from "../sessions/sessions.ts";
@@ -14,7 +13,7 @@ export type ForumSignInOutcome =
   | { ok: true; loginUrl: string }
   | {
       ok: false;
-      refusal: DiscourseRefusal | "discourse_nonce_used" | "not_authenticated" | "sign_in_step_required";
+      refusal: DiscourseRefusal | "discourse_nonce_used" | "not_authenticated";
     };
 
 /**
@@ -33,9 +32,8 @@ export async function forumSignIn(
 ): Promise<ForumSignInOutcome> {
   const read = readRequest(forum, query.sso, query.sig);
   if (!read.ok) return read;
+  // Every session is a finished sign-in (issue #24): one that owed a step does not exist until the step is done.
   if (!session) return { ok: false, refusal: "not_authenticated" };
-  // A session that owes a step (a required password change or profile update) may not sign in elsewhere.
-  if (!maySignInElsewhere(session)) return { ok: false, refusal: "sign_in_step_required" };
   const user = await usersStore.findById(db, session.user_id);
   if (!user) return { ok: false, refusal: "not_authenticated" };
   const nonceHash = createHash("sha256").update(read.request.nonce).digest("hex");

@@ -63,16 +63,20 @@ export function mount<E extends Endpoint>(
 }
 
 /**
- * An account call needs a signed-in session (401 otherwise, spec §6), and a session that owes a step may make only
- * that step's calls (issue #10 §1; public calls, GET /session and sign-out stay open to it): ASVS 8.2.1, access
- * is decided on the server for every call, whatever a client skips.
+ * An account call needs a signed-in session (401 otherwise, spec §6): ASVS 8.2.1, access is decided on the server
+ * for every call, whatever a client skips. The call of an owed step (the password change, the profile) is open too
+ * to the browser's sign-in attempt that owes that very step (issue #24), and to no other: an attempt is not a session.
  */
 function sessionRule(endpoint: Endpoint): preValidationAsyncHookHandler {
-  return async (request, reply) => {
-    const session = request.session.user;
-    if (!session) return sendError(reply, "not_authenticated");
-    if (session.pending_step !== null && session.pending_step !== endpoint.step) {
-      return sendError(reply, "required_step");
+  return async function checkSession(this: FastifyInstance, request, reply) {
+    if (request.session.user) return;
+    if (endpoint.step) {
+      const attempt = await this.attemptOf(request);
+      if (attempt?.owes === endpoint.step) {
+        request.attempt = attempt;
+        return;
+      }
     }
+    return sendError(reply, "not_authenticated");
   };
 }

@@ -1,4 +1,3 @@
-import type { RequiredStep } from "@gatehouse/contract";
 import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS, SESSION_LINK_MARKER_COOKIE } from "@gatehouse/contract";
 import type {
   FastifyError,
@@ -10,27 +9,23 @@ import type {
 } from "fastify";
 import fp from "fastify-plugin";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
-import { finishSignIn, type ProvenSignIn } from "../accounts/finish-sign-in.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import { type Config, isLinkedBrandHost } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import {
   closeSession,
-  completeStep,
   csrfMatches,
   csrfToken,
   findSession,
   isSessionToken,
   newSessionToken,
-  sessionId,
 } from "../sessions/sessions.ts";
+import { type Browser, cancelAttempt, findAttempt } from "../signin/attempt.ts";
 import type { Db } from "../store/db.ts";
+import type { SignInAttemptRow } from "../store/schema.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";
 import { ApiError, sendError } from "./errors.ts";
-
-/** What a route hands app.signIn: the proven account and how it was proven (the request supplies the rest). */
-export type SignInProof = Pick<ProvenSignIn, "user" | "method" | "idp">;
 
 export interface SessionState {
   /** The cookie's token: signed-in when `user` is set, anonymous otherwise. */
@@ -59,6 +54,8 @@ declare module "fastify" {
     session: SessionState;
     /** The memoised read of app.readSession on a request outside /api. */
     sessionRead: Promise<SessionWithUser | undefined> | null;
+    /** The sign-in attempt an owed step's call is made for, when it has no session (http/mount.ts sets it). */
+    attempt: SignInAttemptRow | undefined;
   }
 }
 
@@ -107,6 +104,7 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 
   app.decorateRequest("session", undefined as unknown as SessionState);
   app.decorateRequest("sessionRead", null);
+  app.decorateRequest("attempt", undefined);
 
   const guard: onRequestHookHandler = async (request, reply) => {
     reply.headers(headers);
@@ -175,52 +173,40 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
   }
 
   /**
-   * Finishes a proven sign-in (accounts/finish-sign-in.ts: status, owed step, session, audit) and hands the browser
-   * its new session, replacing whatever it had (ASVS 7.2.4), and trusts the browser for this account from now on
-   * with a fresh device cookie. Refusals (a pending or disabled account) are thrown as the API's error.
+   * Hands the browser a session the sign-in core opened (signin/attempt.ts) or a redeemed link code carried here
+   * (sessions/links.ts): its cookie and CSRF token. A sign-in (`trusted`: the account's address) also trusts the
+   * browser for that account from now on with a fresh device cookie, and on a brand host makes the next page load
+   * ask the central host again (issue #10 §5), so the sign-in reaches every host.
    */
-  app.decorate("signIn", async (request: FastifyRequest, reply: FastifyReply, proof: SignInProof) => {
-    const replacing = await signedInToken(request);
-    const outcome = await finishSignIn(db, {
-      ...proof,
-      client: clientMeta(request),
-      ...(replacing ? { replacing } : {}),
-    });
-    if (!outcome.ok) throw new ApiError(outcome.refusal);
-    request.session = { token: outcome.token, user: undefined };
-    setCookie(reply, outcome.token);
+  function adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, trusted?: string) {
+    request.session = { token, user: undefined };
+    setCookie(reply, token);
     sendCsrfToken(request, reply);
-    // Issue #10 §5: a brand host that asked the central host a moment ago (its marker) asks again at the next page
-    // load, whatever signed the person in here (activation, password set-up, …), so the sign-in reaches every host.
+    if (trusted === undefined) return;
     if (isLinkedBrandHost(config, request.hostname)) reply.clearCookie(SESSION_LINK_MARKER_COOKIE, { path: "/" });
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
-    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, proof.user.email_normalized), {
+    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, trusted), {
       path: "/",
       httpOnly: true,
       sameSite: "strict",
       secure,
       maxAge: DEVICE_TRUST_MS / 1000,
     });
-    return outcome.step;
-  });
+  }
+  app.decorate("adoptSession", adoptSession);
 
-  /**
-   * A step the account owed is done (sessions/sessions.ts `completeStep`): the browser gets the session's new
-   * token when it rotated.
-   */
+  /** The browser a sign-in happens in (signin/attempt.ts): its cookie's token, its signed-in session, its client. */
   app.decorate(
-    "stepDone",
-    async (request: FastifyRequest, reply: FastifyReply, done: RequiredStep, next: RequiredStep | null) => {
-      const session = request.session.user;
-      if (!session) return;
-      const owed = { token: request.session.token, userId: session.user_id, owed: session.pending_step };
-      const token = await completeStep(db, owed, done, next);
-      if (!token) return;
-      request.session = { token, user: { ...session, id: sessionId(token), pending_step: next } };
-      setCookie(reply, token);
-      sendCsrfToken(request, reply);
-    },
+    "browserOf",
+    async (request: FastifyRequest): Promise<Browser> => ({
+      token: request.session.token,
+      signedIn: await signedInToken(request),
+      client: clientMeta(request),
+    }),
   );
+
+  /** The browser's unfinished sign-in (issue #24), bound to its cookie's token. */
+  app.decorate("attemptOf", (request: FastifyRequest) => findAttempt(db, request.session.token));
 
   /** Hears every end of a gateway session (the provider's back-channel logout hooks in here); failures are logged. */
   app.decorate("onSessionsEnded", (listener: SessionsEndedListener) =>
@@ -242,20 +228,18 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
     };
   });
 
-  /** Hands the browser a session opened elsewhere in the code (a redeemed link code, sessions/links.ts). */
-  app.decorate("adoptSession", (request: FastifyRequest, reply: FastifyReply, token: string) => {
-    request.session = { token, user: undefined };
-    setCookie(reply, token);
-    sendCsrfToken(request, reply);
-  });
-
   /** The browser's signed-in session token, if any (the one a new session replaces). */
   app.decorate("signedInToken", signedInToken);
 
-  /** Ends the server session and hands out a fresh anonymous one (ASVS 7.4.1), on /api or any other path. */
+  /**
+   * Ends the server session and any unfinished sign-in, and hands out a fresh anonymous token (ASVS 7.4.1), on /api
+   * or any other path.
+   */
   app.decorate("signOut", async (request: FastifyRequest, reply: FastifyReply) => {
     const current = await signedInToken(request);
     if (current) await closeSession(db, current, "sign_out");
+    const presented = request.cookies[cookieName];
+    if (isSessionToken(presented)) await cancelAttempt(db, presented);
     const token = newSessionToken();
     request.session = { token, user: undefined };
     setCookie(reply, token);
@@ -265,22 +249,24 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** Finishes a proven sign-in and sets the new session's cookie; answers the step the session owes. */
-    signIn(request: FastifyRequest, reply: FastifyReply, proof: SignInProof): Promise<RequiredStep | null>;
-    stepDone(
-      request: FastifyRequest,
-      reply: FastifyReply,
-      done: RequiredStep,
-      next: RequiredStep | null,
-    ): Promise<void>;
+    browserOf(request: FastifyRequest): Promise<Browser>;
+    attemptOf(request: FastifyRequest): Promise<SignInAttemptRow | undefined>;
     readSession(request: FastifyRequest): Promise<SessionWithUser | undefined>;
     onSessionsEnded(listener: SessionsEndedListener): () => void;
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-    adoptSession(request: FastifyRequest, reply: FastifyReply, token: string): void;
+    adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, trusted?: string): void;
     signedInToken(request: FastifyRequest): Promise<string | undefined>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }
+}
+
+/**
+ * The account an owed step's call is made for: the signed-in session's, or the sign-in attempt's that owes the step
+ * (http/mount.ts let it through); 401 otherwise.
+ */
+export function accountIdOf(request: FastifyRequest): string {
+  return request.attempt?.user_id ?? signedIn(request).user_id;
 }
 
 /** The signed-in session of an account call (mounted with `session: "required"`, so it is there); 401 otherwise. */

@@ -1,8 +1,7 @@
-import type { SignInMethod } from "@gatehouse/contract";
-import { maySignInElsewhere } from "../accounts/finish-sign-in.ts";
 import type { Config } from "../config.ts";
 import { sessionCookieName } from "../http/session.ts";
 import { findSession, isSessionToken, sessionId } from "../sessions/sessions.ts";
+import { METHOD_AMR } from "../signin/proofs.ts";
 import type { Db } from "../store/db.ts";
 
 /** The gateway session a request carries, as the provider needs it. */
@@ -14,10 +13,6 @@ export interface GatewaySession {
   signedInAt: number;
   /** How they signed in: the ID token's `amr` (RFC 8176) says it to the site. */
   amr: string[];
-  /** False while the account owes a step (a required password change or profile update): it may not sign in elsewhere. */
-  mayContinue: boolean;
-  /** The step it owes, if any: the password change comes first (spec §4). */
-  owedStep: "password" | "profile" | undefined;
 }
 
 /** The gateway cookie's name for this deployment (`__Host-` over https). */
@@ -32,8 +27,8 @@ export function gatewaySessionIdOf(token: string | undefined): string | null {
 
 /**
  * The live gateway session behind a cookie's token, read the way the gateway reads it (idle and absolute
- * lifetime, active account), and whether it may continue to another site: the authentication core's own rule
- * (`maySignInElsewhere`, issue #10 §1), decided from the step the session owes, recorded when it was opened.
+ * lifetime, active account). Every session is a finished sign-in (issue #24: what is owed is a sign-in attempt,
+ * never a session), so any live one may sign the person in to a site.
  */
 export async function readGatewaySessionForProvider(
   db: Db,
@@ -47,25 +42,7 @@ export async function readGatewaySessionForProvider(
     id: session.id,
     userId: session.user_id,
     signedInAt: session.auth_time,
-    amr: [...AUTHENTICATION_METHODS[session.auth_method]],
-    // A site must not receive a person who has still to change their password or complete their profile.
-    mayContinue: maySignInElsewhere(session),
-    owedStep: OWED_STEPS[session.pending_step ?? "none"],
+    // Sessions opened before issue #24 recorded the method only.
+    amr: session.amr ? session.amr.split(" ") : [...METHOD_AMR[session.auth_method]],
   };
 }
-
-/**
- * RFC 8176 names for how a session was opened: a password; a one-time code mailed to the person (the activation
- * link's sign-in); or another identity provider (social, corporate, the forum) — "fed".
- */
-const AUTHENTICATION_METHODS: Record<SignInMethod, readonly string[]> = {
-  password: ["pwd"],
-  password_setup: ["pwd"],
-  activation: ["otp"],
-  social: ["fed"],
-  corporate: ["fed"],
-  forum: ["fed"],
-};
-
-/** The interaction API's names for the step a session owes (spec §4: the password change comes first). */
-const OWED_STEPS = { password_change: "password", profile_update: "profile", none: undefined } as const;

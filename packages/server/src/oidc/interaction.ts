@@ -20,7 +20,7 @@ export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile", "tri
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 
 /** Why a sign-in cannot be finished yet; the route answers each with its error code. */
-export type FinishRefusal = "gone" | "sign_in_required" | "step_required" | "consent_required";
+export type FinishRefusal = "gone" | "sign_in_required" | "consent_required";
 
 export class InteractionRefusal extends Error {
   readonly refusal: FinishRefusal;
@@ -113,7 +113,6 @@ export async function describeInteraction(provider: Provider, db: Db, exchange: 
     },
     ...(typeof loginHint === "string" && loginHint ? { loginHint } : {}),
     signInRequired: gateway === undefined || !signedInAsAsked(interaction, gateway),
-    ...(gateway?.owedStep ? { owedStep: gateway.owedStep } : {}),
     consent: await consentAsked(provider, interaction, client.first_party === true),
   };
 }
@@ -152,9 +151,8 @@ export async function finishInteraction(
   const client = await provider.Client.find(String(interaction.params.client_id));
   if (!client) throw new InteractionRefusal("gone");
   const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
+  // A person who owes a password change or their profile has no session yet (issue #24): they sign in first.
   if (!gateway || !signedInAsAsked(interaction, gateway)) throw new InteractionRefusal("sign_in_required");
-  // A person who owes a password change or their profile reaches no site until it is done (issue #10 §1).
-  if (!gateway.mayContinue) throw new InteractionRefusal("step_required");
   if ((await consentAsked(provider, interaction, client.first_party === true)).length > 0 && !agreed) {
     throw new InteractionRefusal("consent_required");
   }

@@ -24,7 +24,7 @@ export function interactionsPolicy(db: Db, config: Config) {
         const accountId = ctx.oidc.session?.accountId;
         if (!accountId) return Check.NO_NEED_TO_PROMPT; // `no_session` asks for a sign-in already
         const gateway = await readGatewaySessionForProvider(db, ctx.cookies.get(cookie));
-        const usable = gateway !== undefined && gateway.userId === accountId && gateway.mayContinue;
+        const usable = gateway !== undefined && gateway.userId === accountId;
         return usable ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
       },
     ),

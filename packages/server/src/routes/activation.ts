@@ -1,17 +1,20 @@
-import { api } from "@gatehouse/contract";
+import { api, BRANDS, trialAddress } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { activateAccount, resendActivation } from "../accounts/activation.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
+import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
+import { destinationOf, landingOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
+import { verifyActivation } from "../signin/mailed-code.ts";
 import { originOf } from "./register.ts";
 
 /** Activation by the mailed code, with or without signing in, and resending the link (spec §7). */
 export async function activationRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const { db } = services;
+  const { db, config } = services;
 
-  const trialDefaults = { productCode: services.config.trialProductCode, brand: services.config.brands.defaultBrand };
+  const trialDefaults = { productCode: config.trialProductCode, brand: config.brands.defaultBrand };
 
   mount(app, api.activate, async (request) => {
     const outcome = await activateAccount(db, request.body.activationCode, request.session.token);
@@ -21,13 +24,17 @@ export async function activationRoutes(app: FastifyInstance, { services }: { ser
   });
 
   mount(app, api.activationLogin, async (request, reply) => {
-    const outcome = await activateAccount(db, request.body.activationCode, request.session.token);
-    if (!outcome.ok) throw new ApiError(outcome.refusal, { temporary: false });
-    // The trial starts with the proven address, before the session: a failure there leaves nobody half signed in.
-    const trial = await startSignupTrial(db, outcome.user, trialDefaults);
-    // The mailed code proved the address; a disabled account stays refused (accounts/account-status.ts).
-    await app.signIn(request, reply, { user: outcome.user, method: "activation" });
-    return { Trial: trial };
+    const proof = proven(await verifyActivation(db, request.body.activationCode, request.session.token));
+    // The trial starts with the proven address, before the sign-in: a failure there leaves nobody half signed in.
+    const trial = await startSignupTrial(db, proof.user, trialDefaults);
+    // A trial's sign-up without a product site's return address continues to its trial (a new account).
+    const landing = trial
+      ? trialAddress(BRANDS[requestBrand(request, config)], { isNewAccount: true, productCode: trial.productCode })
+      : landingOf(request, config);
+    const destination = destinationOf(request, config, request.body.returnTo, landing);
+    // A disabled account stays refused (signin/attempt.ts checks the account's state).
+    const next = await signInBrowser(app, db, config, { request, reply }, proof, destination);
+    return { Trial: trial, next };
   });
 
   // The same answer whether or not a pending account has the address (no account enumeration).

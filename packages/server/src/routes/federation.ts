@@ -1,27 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { api, type ErrorPageCode, routeUrl } from "@gatehouse/contract";
+import { api, type ErrorPageCode, type NextStep, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { loginAnswer } from "../accounts/finish-sign-in.ts";
 import { normalizeEmail } from "../accounts/identifiers.ts";
-import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
 import { originOfHost } from "../config.ts";
-import {
-  IdentityTaken,
-  linkIdentity,
-  pendingAnswer,
-  registerFromProvider,
-  resolveCorporate,
-  resolveSocial,
-} from "../federation/accounts.ts";
+import { IdentityTaken, linkIdentity, pendingAnswer, registerFromProvider } from "../federation/accounts.ts";
 import { type IdentityProvider, providerForEmail } from "../federation/providers.ts";
 import { browserKey, finishFlow, startFlow } from "../federation/relying-party.ts";
 import { visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
-import { counts } from "../metrics/counts.ts";
+import { destinationOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
+import { verifyFederated } from "../signin/federated.ts";
+import { verifyPassword } from "../signin/password.ts";
+import { proofOf } from "../signin/proofs.ts";
 import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
 import { currentUser } from "./profile.ts";
@@ -111,22 +105,27 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
 
     const outcome = await finishFlow(db, idp, request.session.token, request.query);
     if (!outcome.ok) {
+      // The person chose Cancel at the provider (RFC 6749 §4.1.2.1 access_denied): not an error (issue #24 §3).
+      if (outcome.reason === "cancelled") {
+        const page = corporate ? "CORPORATE_LOGIN" : "LOGIN";
+        return reply.redirect(routeUrl(page, { return_to: outcome.returnTo, cancelled: idp.id }), 302);
+      }
       if (outcome.reason === "state") {
         return refuse(corporate ? "invalid_authentication" : "social_invalid_authentication", outcome.detail);
       }
       return refuse(corporate ? "external_idp_error" : "social_idp_error", outcome.detail);
     }
     const { profile, returnTo } = outcome;
-    const resolution = corporate
-      ? await resolveCorporate(db, idp, profile, {
-          ...originOf(request, services, returnTo),
-          country: visitorCountry(request, config),
-        })
-      : await resolveSocial(db, idp, profile, { browser: request.session.token, returnTo });
+    const origin = originOf(request, services, returnTo);
+    const verified = await verifyFederated(db, idp, profile, {
+      browser: request.session.token,
+      origin,
+      country: visitorCountry(request, config),
+    });
 
-    switch (resolution.kind) {
+    switch (verified.kind) {
       case "refused":
-        return refuse(resolution.code, resolution.why);
+        return refuse(verified.code, verified.why);
       case "register":
         return reply.redirect(
           routeUrl("REGISTER_SOCIAL", {
@@ -141,17 +140,28 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
         );
       case "link":
         return reply.redirect(routeUrl("LINK_EXISTING_SOCIAL", { email: profile.email, return_to: returnTo }), 302);
-      case "sign_in":
+      case "proof": {
+        let next: NextStep;
         try {
-          await app.signIn(request, reply, { user: resolution.user, method: idp.kind, idp: idp.id });
+          next = await signInBrowser(
+            app,
+            db,
+            config,
+            { request, reply },
+            verified.proof,
+            destinationOf(request, config, returnTo),
+          );
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           if (error.code === "user_disabled")
             return refuse(corporate ? "user_disabled" : "social_user_disabled", "disabled");
           return refuse("user_not_active", "account not active yet");
         }
-        // The sign-in page sends a signed-in person on: to an owed step, the legacy flow, or the return address.
-        return reply.redirect(routeUrl("LOGIN", { return_to: returnTo }), 302);
+        // The server decided where the sign-in goes (an owed step, the site, the landing page); a legacy site's
+        // return address goes through the sign-in page, whose legacy flow fetches the site's token on the way.
+        const location = next.kind === "legacy" ? routeUrl("LOGIN", { return_to: next.url }) : next.url;
+        return reply.redirect(location, 302);
+      }
     }
   });
 
@@ -170,9 +180,15 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
     );
     if (!outcome.ok) throw new ApiError(outcome.refusal);
     const { user, activation, pending } = outcome;
-    if (activation) services.mail.kick();
-    else await app.signIn(request, reply, { user, method: "social", idp: pending.provider });
-    return { email: user.email, fullName: `${user.first_name} ${user.last_name}`.trim(), activation };
+    const answer = { email: user.email, fullName: `${user.first_name} ${user.last_name}`.trim(), activation };
+    if (activation) {
+      services.mail.kick();
+      return answer;
+    }
+    // The provider vouched for the address: the new account is signed in, and goes where the sign-in was going.
+    const destination = destinationOf(request, config, pending.return_to);
+    const proof = proofOf(user, "social", pending.provider);
+    return { ...answer, next: await signInBrowser(app, db, config, { request, reply }, proof, destination) };
   });
 
   // Linking proves the existing account by its password, with the sign-in's throttling (ASVS 6.3.1).
@@ -182,24 +198,20 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
     if (pending?.kind !== "link" || normalizeEmail(request.body.email) !== normalizeEmail(pending.email)) {
       throw new ApiError("social_invalid_authentication");
     }
-    const outcome = await signInWithPassword(db, pending.email, request.body.password, now, app.attemptSource(request));
-    // Counted as the social sign-in it finishes (issue #14), as its success is.
-    if (!outcome.ok && outcome.refusal === "user_temporarily_blocked") {
-      counts(db).signIn("social", "blocked");
-      throw new ApiError(outcome.refusal, { temporary: true });
-    }
-    if (!outcome.ok) {
-      await audit(db, "sign_in_failed", {
-        ...auditContext(request, outcome.userId ?? null),
+    const proof = proven(
+      await verifyPassword(db, {
+        email: pending.email,
+        password: request.body.password,
+        source: app.attemptSource(request),
+        // Counted and audited as the social sign-in it finishes (issue #14), as its success is.
         method: "social",
-        detail: `link: ${outcome.refusal}`,
-      });
-      throw new ApiError(outcome.refusal);
-    }
+        detail: "link",
+      }),
+    );
     const taken = await federationStore.consumePending(db, pending.browser, now);
     if (!taken) throw new ApiError("social_invalid_authentication");
     try {
-      await linkIdentity(db, outcome.user.id, {
+      await linkIdentity(db, proof.user.id, {
         provider: taken.provider,
         subject: taken.subject,
         email: taken.email,
@@ -210,9 +222,15 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
       if (error instanceof IdentityTaken) throw new ApiError("social_invalid_authentication");
       throw error;
     }
-    await audit(db, "identity_linked", { ...auditContext(request, outcome.user.id), detail: taken.provider });
-    await app.signIn(request, reply, { user: outcome.user, method: "social", idp: taken.provider });
-    return loginAnswer(outcome.user);
+    await audit(db, "identity_linked", { ...auditContext(request, proof.user.id), detail: taken.provider });
+    const linked = proofOf(proof.user, "social", taken.provider);
+    const destination = destinationOf(request, config, request.body.returnTo ?? taken.return_to);
+    const next = await signInBrowser(app, db, config, { request, reply }, linked, destination);
+    return {
+      RequiredPasswordUpdate: proof.user.required_password_update === 1,
+      RequiredProfileUpdate: proof.user.required_profile_update === 1,
+      next,
+    };
   });
 
   mount(app, api.identities, async (request) => {

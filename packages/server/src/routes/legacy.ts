@@ -41,10 +41,6 @@ export async function legacyRoutes(app: FastifyInstance, { services }: { service
     if (!session) {
       return toErrorPage(request, reply, "legacy_invalid_authentication", "legacy token refused: not signed in");
     }
-    // An owed step first (issue #10 §1): the legacy flow's sign-in screen sends the person to it.
-    if (session.pending_step !== null) {
-      return noTrace(reply).redirect(routeUrl("LOGIN", { return_to: destination }), 302);
-    }
     const minted = await mintLegacyToken(provider, config, session.user_id, origin);
     if (!minted) return toErrorPage(request, reply, "legacy_token_error", "legacy token refused: no web client");
     return noTrace(reply).redirect(withTokenFragment(destination, minted.token, minted.expiresIn), 302);

@@ -1,52 +1,46 @@
-import { api } from "@gatehouse/contract";
+import { api, BRANDS, trialAddress } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import { loginAnswer } from "../accounts/finish-sign-in.ts";
 import { isCorporateDomain } from "../accounts/registration.ts";
-import { signInWithPassword } from "../accounts/sign-in.ts";
 import { inTrialMode, startTrial, trialWouldBeRefused } from "../accounts/trials.ts";
-import { audit } from "../audit/audit.ts";
 import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { auditContext } from "../http/session.ts";
-import { counts } from "../metrics/counts.ts";
+import { destinationOf, landingOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
+import { verifyPassword } from "../signin/password.ts";
 
 /** Sign-in and sign-out (spec §7). */
 export async function loginRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
   // Limited per client address, whatever the account (ASVS 6.3.1 / OWASP credential stuffing cheat sheet).
   mount(app, api.login, async (request, reply) => {
-    const outcome = await signInWithPassword(
-      db,
-      request.body.email,
-      request.body.password,
-      Date.now(),
-      app.attemptSource(request),
-    );
-    if (!outcome.ok && outcome.refusal === "user_temporarily_blocked") {
-      // The block's start is in the audit trail already; refusals during it are not recorded (no flooding), only
-      // counted (issue #14).
-      counts(db).signIn("password", "blocked");
-      throw new ApiError(outcome.refusal, { temporary: true });
-    }
-    if (!outcome.ok) {
-      await audit(db, "sign_in_failed", {
-        ...auditContext(request, outcome.userId ?? null),
-        method: "password",
-        detail: outcome.refusal,
-      });
-      throw new ApiError(outcome.refusal);
-    }
-    // The session opens owing what the account owes; the answer tells the web app where to go (spec §4).
+    const { email, password, returnTo } = request.body;
+    const proof = proven(await verifyPassword(db, { email, password, source: app.attemptSource(request) }));
     // Trial mode (spec §7, issue #12): the sign-in starts the product's trial, once a product and account. One the
-    // cap refuses is refused before the session opens, so the page's error never leaves the person signed in.
+    // cap refuses is refused before anything opens, so the page's error never leaves the person signed in.
     const productCode = inTrialMode(request.body) ? (request.body.productCode ?? config.trialProductCode) : undefined;
-    if (productCode && (await trialWouldBeRefused(db, outcome.user.id, productCode)))
+    if (productCode && (await trialWouldBeRefused(db, proof.user.id, productCode)))
       throw new ApiError("trial_limit_reached");
-    await app.signIn(request, reply, { user: outcome.user, method: "password" });
-    if (productCode) await startTrial(db, outcome.user, { productCode, brand: requestBrand(request, config) });
-    return loginAnswer(outcome.user);
+    const brand = requestBrand(request, config);
+    // Spec §4: in trial mode, without a product site's return address, the trial's address (not a new account).
+    const landing = productCode
+      ? trialAddress(BRANDS[brand], { isNewAccount: false, productCode })
+      : landingOf(request, config);
+    const next = await signInBrowser(
+      app,
+      db,
+      config,
+      { request, reply },
+      proof,
+      destinationOf(request, config, returnTo, landing),
+    );
+    if (productCode) await startTrial(db, proof.user, { productCode, brand });
+    // Spec §7's flags, read from the account as the core read the steps it owes; `next` says where to go.
+    return {
+      RequiredPasswordUpdate: proof.user.required_password_update === 1,
+      RequiredProfileUpdate: proof.user.required_profile_update === 1,
+      next,
+    };
   });
 
   // Spec §7 login modes: decided by the address's domain alone, so the answer says nothing about accounts.

@@ -1,21 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { api, isPasswordPolicyCode } from "@gatehouse/contract";
+import { api, BRANDS, isPasswordPolicyCode } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { changePassword } from "../accounts/change-password.ts";
-import {
-  type PasswordRefusal,
-  passwordCodeStatus,
-  requestRecovery,
-  resetPassword,
-  setupPassword,
-} from "../accounts/recovery.ts";
+import { type PasswordRefusal, passwordCodeStatus, requestRecovery, resetPassword } from "../accounts/recovery.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
-import { requestSite } from "../http/client.ts";
+import { requestBrand, requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { auditContext, signedIn } from "../http/session.ts";
+import { accountIdOf, auditContext, clientMeta } from "../http/session.ts";
+import { afterStep, destinationOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
+import { verifySetup } from "../signin/mailed-code.ts";
 import { originOf, passwordRefused } from "./register.ts";
 
 function refuse(
@@ -65,29 +61,29 @@ export async function passwordRoutes(app: FastifyInstance, { services }: { servi
   });
 
   mount(app, api.setupPassword, async (request, reply) => {
-    const outcome = await setupPassword(db, request.body.code, request.body.password, request.body.marketingInfo);
-    if (!outcome.ok) refuse(outcome.refusal);
-    await audit(db, "password_setup", auditContext(request, outcome.user.id));
-    // The mailed code proved the address: the new user is signed in and continues to the customer portal.
-    await app.signIn(request, reply, { user: outcome.user, method: "password_setup" });
-    return {};
+    const { code, password, marketingInfo } = request.body;
+    const verified = await verifySetup(db, { code, password, marketingInfo, client: clientMeta(request) });
+    const proof = proven(verified);
+    // The mailed code proved the address: the new user is signed in and continues to the customer portal (spec §4).
+    const portal = BRANDS[requestBrand(request, config)].links.portal;
+    const destination = destinationOf(request, config, undefined, portal);
+    return { next: await signInBrowser(app, db, config, { request, reply }, proof, destination) };
   });
 
-  // Open to a session that owes the password change: it is that step (issue #10 §1).
+  // The signed-in person's change, or the password step a sign-in attempt owes (issue #24; http/mount.ts).
   mount(app, api.changePassword, async (request, reply) => {
-    const session = signedIn(request);
+    const userId = accountIdOf(request);
     const outcome = await changePassword(db, {
-      userId: session.user_id,
-      sessionToken: request.session.token,
+      userId,
+      ...(request.session.user ? { keepSessionId: request.session.user.id } : {}),
       oldPassword: request.body.oldPassword,
       password: request.body.password,
       site: requestSite(request, config),
       source: app.attemptSource(request),
     });
     if (!outcome.ok) refuse(outcome.refusal);
-    await audit(db, "password_changed", auditContext(request, session.user_id));
-    await app.stepDone(request, reply, "password_change", outcome.next);
+    await audit(db, "password_changed", auditContext(request, userId));
     services.mail.kick();
-    return {};
+    return afterStep(app, db, config, { request, reply }, "password_change", outcome.user);
   });
 }

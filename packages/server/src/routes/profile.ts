@@ -6,14 +6,18 @@ import { audit } from "../audit/audit.ts";
 import { requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { auditContext, signedIn } from "../http/session.ts";
+import { accountIdOf, auditContext } from "../http/session.ts";
+import { afterStep } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
 import type { Db } from "../store/db.ts";
 import { usersStore } from "../store/users.ts";
 
-/** The signed-in user's row (the account call's session is there: mounted with `session: "required"`). */
+/**
+ * The account of an account call: the signed-in user's row (mounted with `session: "required"`), or the sign-in
+ * attempt's for the call of the step it owes (issue #24).
+ */
 export async function currentUser(db: Db, request: FastifyRequest) {
-  const user = await usersStore.findById(db, signedIn(request).user_id);
+  const user = await usersStore.findById(db, accountIdOf(request));
   if (!user) throw new ApiError("not_authenticated");
   return user;
 }
@@ -22,7 +26,7 @@ export async function currentUser(db: Db, request: FastifyRequest) {
 export async function profileRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
 
-  // Reading and saving the profile are open to a session that owes the profile update: they are that step.
+  // Reading and saving the profile are open to a sign-in attempt that owes the profile update: they are that step.
   mount(app, api.profile, async (request) => profileOf(await currentUser(db, request)));
 
   mount(app, api.updateProfile, async (request, reply) => {
@@ -33,8 +37,7 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
         fields: [{ field: outcome.field, message: "validation.country.required" }],
       });
     await audit(db, "profile_updated", auditContext(request, user.id));
-    await app.stepDone(request, reply, "profile_update", null);
-    return {};
+    return afterStep(app, db, config, { request, reply }, "profile_update", outcome.user);
   });
 
   mount(app, api.deleteRequest, async (request) => {

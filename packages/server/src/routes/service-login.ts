@@ -18,7 +18,6 @@ import type { Services } from "../services.ts";
 const REFUSAL_CODES: Record<FinishRefusal, ErrorCode> = {
   gone: "not_found",
   sign_in_required: "not_authenticated",
-  step_required: "sign_in_step_required",
   consent_required: "consent_required",
 };
 

@@ -2,7 +2,10 @@ import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { type Config, isLinkedBrandHost } from "../config.ts";
 import { visitorCountry } from "../http/client.ts";
+import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
+import { nextContextOf } from "../http/sign-in.ts";
+import { attemptNext } from "../signin/attempt.ts";
 
 /**
  * GET /api/session (spec §7): the signed-in user, or 204 No Content for a visitor; both carry X-CSRF-Token.
@@ -30,10 +33,15 @@ export async function sessionRoutes(app: FastifyInstance, { config }: { config: 
         // reached the central host (no query more: the flag is on the row already read).
         // With the setting off nothing more is read, not even the host name (Fastify derives it per request).
         Linked: !config.linkedSessions || session.linked === 1 || !isLinkedBrandHost(config, request.hostname),
-        // Our addition (issue #10 §1): the web app sends a person who owes a step to it from any address.
-        RequiredStep: session.pending_step,
       };
     },
     { compress: false },
   );
+
+  // Issue #24: the browser's unfinished sign-in, for the screen of the step it owes; a session is never one.
+  mount(app, api.signInAttempt, async (request) => {
+    const attempt = await app.attemptOf(request);
+    if (!attempt) throw new ApiError("not_found");
+    return { owes: attempt.owes, next: attemptNext(attempt, nextContextOf(request, config)) };
+  });
 }

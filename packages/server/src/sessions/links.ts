@@ -102,7 +102,8 @@ export async function redeemLinkCode(
     auth_time: giver.auth_time,
     auth_method: giver.auth_method,
     idp: giver.idp,
-    pending_step: giver.pending_step,
+    amr: giver.amr,
+    pending_step: null,
     sign_in_id: giver.sign_in_id,
     linked: linked ? 1 : 0,
   });

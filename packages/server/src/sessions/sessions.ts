@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { type RequiredStep, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
 import { accountRefusal } from "../accounts/account-status.ts";
 import type { Db } from "../store/db.ts";
 import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
@@ -53,15 +53,21 @@ export interface ClientMeta {
   userAgent: string;
 }
 
-/** How and when a sign-in happened, and what it still owes: recorded on the session it opens. */
+/** How and when a finished sign-in was proven: recorded on the session it opens. */
 export interface SignInRecord {
   userId: string;
   method: SignInMethod;
   idp?: string | null;
-  step: RequiredStep | null;
+  /** RFC 8176 values of the sign-in's proofs. */
+  amr: readonly string[];
+  /** When the person proved who they are (the first proof of the attempt). */
+  authTime: number;
 }
 
-/** Opens a signed-in session for the user and returns its fresh token (ASVS 7.2.4: a new token at sign-in). */
+/**
+ * Opens a signed-in session for a finished sign-in (signin/attempt.ts is its only caller for a proof) and returns
+ * its fresh token (ASVS 7.2.4: a new token at sign-in).
+ */
 export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta, now = Date.now()): Promise<string> {
   const token = newSessionToken();
   await sessionsStore.insert(db, {
@@ -72,10 +78,11 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
     expires_at: now + SESSION_ABSOLUTE_MS,
     ip: meta.ip.slice(0, 64),
     user_agent: meta.userAgent.slice(0, 512),
-    auth_time: now,
+    auth_time: record.authTime,
     auth_method: record.method,
     idp: record.idp ?? null,
-    pending_step: record.step,
+    amr: record.amr.join(" "),
+    pending_step: null,
     // A new sign-in: the sessions it is carried to on other hosts share this id (sessions/links.ts).
     sign_in_id: randomUUID(),
   });
@@ -108,28 +115,6 @@ export async function findSessionById(db: Db, id: string, now = Date.now()): Pro
   return session;
 }
 
-/**
- * A step the account owed is done: every session of the account that owed it stops owing it, and the session
- * that did it moves on to the next step (or none) under a new token, since its privileges grow (OWASP session
- * management cheat sheet: renew the id on a privilege change), keeping how and when it signed in. Answers the new
- * token when the session rotated.
- */
-export async function completeStep(
-  db: Db,
-  session: { token: string; userId: string; owed: RequiredStep | null },
-  done: RequiredStep,
-  next: RequiredStep | null,
-): Promise<string | undefined> {
-  await sessionsStore.clearStepForUser(db, session.userId, done);
-  if (session.owed === null) return undefined;
-  const token = newSessionToken();
-  const rotated = await sessionsStore.rotate(db, sessionId(session.token), {
-    id: sessionId(token),
-    pending_step: next,
-  });
-  return rotated ? token : undefined;
-}
-
 /** Signs out: the session ends, and with it the sessions of the same sign-in on other brand hosts (issue #10 §5). */
 export async function closeSession(db: Db, token: string, reason: SessionEndReason = "sign_out"): Promise<void> {
   await announceEnded(db, await sessionsStore.deleteWithLinked(db, sessionId(token)), reason);
@@ -150,6 +135,16 @@ export async function replaceSession(db: Db, token: string, byUserId: string): P
     return;
   }
   await announceEnded(db, await sessionsStore.delete(db, id), "replaced");
+}
+
+/**
+ * A sign-in by `byUserId` that is not finished yet (it owes a step) ends the browser's session of another person at
+ * once, on every host their sign-in reached: the next person on a shared computer never finds the previous one
+ * signed in. The same person's session stays until their new sign-in finishes and replaces it.
+ */
+export async function closeSessionOfAnother(db: Db, token: string, byUserId: string): Promise<void> {
+  const previous = await sessionsStore.findWithUser(db, sessionId(token));
+  if (previous && previous.user_id !== byUserId) await closeSession(db, token, "sign_out");
 }
 
 /** Removes sessions past their lifetime or idle timeout; run periodically on every node. */

@@ -1,4 +1,4 @@
-import type { RequiredStep, SignInMethod } from "@gatehouse/contract";
+import type { OwedStep, SignInMethod } from "@gatehouse/contract";
 import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /** Times are epoch milliseconds; flags are 0/1 integers, the same on SQLite and PostgreSQL. */
@@ -42,12 +42,27 @@ export interface SessionsTable {
   auth_method: SignInMethod;
   /** The identity provider of a social or corporate sign-in (its id in IDPS_FILE); null otherwise. */
   idp: string | null;
-  /** The step the person owes before anything else (issue #10 §1); null when none. */
-  pending_step: RequiredStep | null;
+  /** Unused since issue #24 (no session owes a step: sign_in_attempts does); kept for a rolling upgrade. */
+  pending_step: string | null;
+  /** RFC 8176 values of how the person signed in, space-separated (issue #24); null on sessions opened before. */
+  amr: string | null;
   /** The sign-in this session belongs to, shared by its linked sessions on other hosts (issue #10 §5). */
   sign_in_id: string | null;
   /** 1 once the sign-in has reached the central host (PUBLIC_URL), so `GET /session` says Linked. */
   linked: Generated<number>;
+}
+
+/** A sign-in whose proof is given and that still owes a step (issue #24, signin/attempts.ts). */
+export interface SignInAttemptsTable {
+  id: string;
+  user_id: string;
+  method: SignInMethod;
+  idp: string | null;
+  amr: string;
+  auth_time: number;
+  owes: OwedStep;
+  destination: string;
+  expires_at: number;
 }
 
 /** A single-use code that carries a session to another brand host (issue #10 §5). */
@@ -242,6 +257,7 @@ export interface JobsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  sign_in_attempts: SignInAttemptsTable;
   session_links: SessionLinksTable;
   external_identities: ExternalIdentitiesTable;
   federation_flows: FederationFlowsTable;
@@ -276,6 +292,7 @@ export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type NewSessionRow = Insertable<SessionsTable>;
+export type SignInAttemptRow = Selectable<SignInAttemptsTable>;
 export type SessionLinkRow = Selectable<SessionLinksTable>;
 export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
 export type TrialRow = Selectable<TrialsTable>;

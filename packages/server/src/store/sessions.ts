@@ -1,9 +1,8 @@
-import type { RequiredStep } from "@gatehouse/contract";
 import type { CompiledQuery } from "kysely";
 import type { Db } from "./db.ts";
 import type { NewSessionRow, SessionRow, UserRow } from "./schema.ts";
 
-export type SessionWithUser = SessionRow & {
+export type SessionWithUser = Omit<SessionRow, "pending_step"> & {
   email: string;
   first_name: string;
   last_name: string;
@@ -31,7 +30,7 @@ function findWithUserQuery(db: Db, id: string) {
       "sessions.auth_time",
       "sessions.auth_method",
       "sessions.idp",
-      "sessions.pending_step",
+      "sessions.amr",
       "sessions.sign_in_id",
       "sessions.linked",
       "users.email",
@@ -66,27 +65,6 @@ export const sessionsStore = {
   /** Activity on one session of a sign-in counts for all of them (linked sessions on other hosts, issue #10 §5). */
   touchSignIn: async (db: Db, signInId: string, at: number): Promise<void> => {
     await db.updateTable("sessions").set({ last_seen_at: at }).where("sign_in_id", "=", signInId).execute();
-  },
-
-  /** The step the session owes, or null once done. */
-  setStep: async (db: Db, id: string, step: RequiredStep | null): Promise<void> => {
-    await db.updateTable("sessions").set({ pending_step: step }).where("id", "=", id).execute();
-  },
-
-  /** Clears a step on every session of a user that owes it (the step is done for the account). */
-  clearStepForUser: async (db: Db, userId: string, step: RequiredStep): Promise<void> => {
-    await db
-      .updateTable("sessions")
-      .set({ pending_step: null })
-      .where("user_id", "=", userId)
-      .where("pending_step", "=", step)
-      .execute();
-  },
-
-  /** Gives a session a new id (its token rotated), keeping how and when it signed in. */
-  rotate: async (db: Db, id: string, changes: { id: string; pending_step: RequiredStep | null }): Promise<boolean> => {
-    const result = await db.updateTable("sessions").set(changes).where("id", "=", id).executeTakeFirst();
-    return result.numUpdatedRows > 0n;
   },
 
   /** Deletes one session; answers it when there was one, so its end can be announced. */

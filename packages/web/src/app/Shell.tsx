@@ -6,8 +6,8 @@ import { Spinner } from "../ui/Spinner.tsx";
 import { useRestoredPageCheck } from "./bfcache.ts";
 import { FailureContext } from "./failure.tsx";
 import { Layout } from "./Layout.tsx";
+import { openedAsStep } from "./owed-step.ts";
 import { RouteError } from "./RouteError.tsx";
-import { owedStepRedirect } from "./required-step.ts";
 import { loadedScreen, loadScreen, routeIdFor, usesSession } from "./router.tsx";
 import { navigate, useLocation } from "./routing.tsx";
 import { currentSession, refreshSession, type SessionState, useSession } from "./session.ts";
@@ -36,10 +36,17 @@ function arrivalAt(pathname: string, first: boolean): Arrival {
 const answered = (session: SessionState, arrival: Arrival) =>
   session.seq >= arrival.seq && session.status !== "pending";
 
-/** Spec §6: a route that needs a signed-in user sends a visitor to sign-in, to come back after. */
-function isTurnedAway(id: RouteId | undefined, session: SessionState): boolean {
+/**
+ * Spec §6: a route that needs a signed-in user sends a visitor to sign-in, to come back after; the screen of an owed
+ * step opened as that step serves the browser's sign-in attempt instead (issue #24, app/owed-step.ts).
+ */
+function isTurnedAway(id: RouteId | undefined, session: SessionState, search: string): boolean {
   return (
-    id !== undefined && (ROUTES[id] as UiRoute).loginRequired === true && session.status === "ready" && !session.session
+    id !== undefined &&
+    (ROUTES[id] as UiRoute).loginRequired === true &&
+    session.status === "ready" &&
+    !session.session &&
+    !openedAsStep(id, search)
   );
 }
 
@@ -64,13 +71,9 @@ export function Shell() {
   const here = arrival.pathname === pathname;
   const sessionFailed = here && session.status === "failed" && session.seq >= arrival.seq && arrival.usesSession;
   const ready = here && Screen !== undefined && (!arrival.waits || answered(session, arrival));
-  const turnedAway = ready && isTurnedAway(id, session);
-  // Issue #10 §1: a person who owes a step sees only that step's screen (and sign-out), whatever address they open.
-  const owedStep = ready && usesSession(id) && session.status === "ready" ? session.session?.RequiredStep : undefined;
-  const stepRedirect = owedStepRedirect(id, owedStep, search);
+  const turnedAway = ready && isTurnedAway(id, session, search);
   const key = id ?? "404";
-  if (ready && !turnedAway && !stepRedirect && Screen && (shown?.key !== key || shown.Screen !== Screen))
-    setShown({ key, Screen });
+  if (ready && !turnedAway && Screen && (shown?.key !== key || shown.Screen !== Screen)) setShown({ key, Screen });
 
   // Before the browser paints, so a screen that needs nothing new swaps in without a frame of spinner.
   useLayoutEffect(() => {
@@ -83,9 +86,6 @@ export function Shell() {
   useEffect(() => {
     if (turnedAway) navigate(routeUrl("LOGIN", { return_to: window.location.href }), { replace: true });
   }, [turnedAway]);
-  useEffect(() => {
-    if (stepRedirect) navigate(stepRedirect, { replace: true });
-  }, [stepRedirect]);
   useEffect(() => {
     if (shown) window.scrollTo(0, 0);
   }, [shown]);
@@ -111,7 +111,7 @@ export function Shell() {
           </RouteError>
         ) : null}
       </Activity>
-      {(!ready || turnedAway || stepRedirect || hiddenForCheck) && failed === undefined ? (
+      {(!ready || turnedAway || hiddenForCheck) && failed === undefined ? (
         <Spinner label={t("app.loading")} layout="overlay" />
       ) : null}
     </FailureContext.Provider>

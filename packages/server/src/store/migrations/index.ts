@@ -12,6 +12,7 @@ import * as linkedSessions from "./010-linked-sessions.ts";
 import * as federation from "./011-federation.ts";
 import * as trials from "./012-trials.ts";
 import * as forum from "./013-forum.ts";
+import * as signInAttempts from "./014-sign-in-attempts.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "011-federation": federation,
   "012-trials": trials,
   "013-forum": forum,
+  "014-sign-in-attempts": signInAttempts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import { api, PRODUCT_CODE_PATTERN, routeUrl, safeReturnTo, trialAddress } from "@gatehouse/contract";
+import { api, PRODUCT_CODE_PATTERN, routeUrl } from "@gatehouse/contract";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
@@ -6,7 +6,7 @@ import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
 import { useNavigate, useSearchParams } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { landingPage } from "../login/destination.ts";
+import { useContinuation } from "../login/continue.ts";
 import { trialActivationFailure } from "../trial/destination.ts";
 import { forgetTrialFlow } from "../trial/flow.ts";
 import { ActivationError, useActivation } from "./outcome.tsx";
@@ -27,19 +27,20 @@ export default function ActivateLogin() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   usePageTitle(t("titles.activateAccount"));
-  const outcome = useActivation(api.activationLogin, useMailedCode());
+  const outcome = useActivation(api.activationLogin, useMailedCode(), returnTo);
+  const { follow } = useContinuation(returnTo);
   const failure =
     outcome.state === "error" && trialLink
       ? trialActivationFailure(outcome.code, returnTo, returnPolicy, brand, linkProduct)
       : undefined;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the answer once; follow is the screen's own.
   useEffect(() => {
     if (outcome.state !== "ok") return;
-    const trial = outcome.answer.Trial;
-    const fallback = trial ? trialAddress(brand, { isNewAccount: true, productCode: trial.productCode }) : undefined;
-    if (trial) forgetTrialFlow();
-    window.location.assign(safeReturnTo(returnTo, returnPolicy, fallback ?? landingPage(brand)));
-  }, [outcome, returnTo, returnPolicy, brand]);
+    if (outcome.answer.Trial) forgetTrialFlow();
+    // The server decided (issue #24): an owed step, the return address, the trial's address or the landing page.
+    follow(outcome.answer.next);
+  }, [outcome]);
   const leaveTo = failure && "leave" in failure ? failure.leave : undefined;
   const expired = failure !== undefined && leaveTo === undefined;
   useEffect(() => {

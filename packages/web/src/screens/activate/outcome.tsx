@@ -17,6 +17,8 @@ export type Outcome<A = unknown> =
 export function useActivation<E extends typeof api.activate | typeof api.activationLogin>(
   endpoint: E,
   code: string | null,
+  /** The link's return address, for the sign-in's `next` (the activation link's sign-in only). */
+  returnTo?: string | null,
 ): Outcome<AnswerOf<E>> {
   const fail = useScreenFailure();
   const [outcome, setOutcome] = useState<Outcome<AnswerOf<E>>>(
@@ -27,8 +29,9 @@ export function useActivation<E extends typeof api.activate | typeof api.activat
     if (!code || started.current) return;
     started.current = true;
     gateway()
-      // Both activation endpoints take the same ActivateBody; TypeScript cannot see that through the generic.
-      .call(endpoint, { body: { activationCode: code } as BodyOf<E> })
+      // Both activation endpoints take the activation code (the sign-in also the return address); TypeScript cannot
+      // see that through the generic.
+      .call(endpoint, { body: { activationCode: code, ...(returnTo ? { returnTo } : {}) } as BodyOf<E> })
       .then(
         (answer) => setOutcome({ state: "ok", answer }),
         (error: unknown) => {
@@ -42,7 +45,7 @@ export function useActivation<E extends typeof api.activate | typeof api.activat
           else setOutcome({ state: "error", code: "network.unexpected" });
         },
       );
-  }, [code, endpoint, fail]);
+  }, [code, endpoint, fail, returnTo]);
   return outcome;
 }
 

@@ -74,6 +74,8 @@ export default function CorporateLogin() {
     <Layout>
       <h1>{t("corporateLogin.heading")}</h1>
       <p>{t("corporateLogin.intro")}</p>
+      {/* Back from the company's provider where the person chose Cancel (issue #24 §3): a calm notice. */}
+      {params.has("cancelled") && !notice ? <Alert kind="info">{t("corporateLogin.cancelled")}</Alert> : null}
       {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
       <form onSubmit={onSubmit} noValidate>
         <Field

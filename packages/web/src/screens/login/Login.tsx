@@ -1,4 +1,4 @@
-import { loginHeadingFor, routeUrl } from "@gatehouse/contract";
+import { isSocialPlatform, loginHeadingFor, routeUrl, SOCIAL_PLATFORM_NAMES } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
@@ -26,7 +26,7 @@ export default function Login() {
   const { brand, settings, returnPolicy } = useApp();
   // Spec §4: `prompt=login` forces a sign-in even when signed in; any prompt keeps the page from the legacy flow.
   const forceSignIn = params.get("prompt") === "login";
-  const { redirecting, legacy, go, startLegacyFlow, afterSignIn } = useContinuation(returnTo);
+  const { redirecting, legacy, go, startLegacyFlow, follow } = useContinuation(returnTo);
   const legacyFlow = legacy !== undefined && !params.has("prompt");
   const { t } = useTranslation();
   const tk = useT();
@@ -46,7 +46,7 @@ export default function Login() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: acts on the session answer, once per account.
   useEffect(() => {
     if (session && current && !redirecting && !legacyFlow && !forceSignIn) {
-      go(destinationWhenSignedIn(returnTo, returnPolicy, session.RequiredStep));
+      go(destinationWhenSignedIn(returnTo, returnPolicy));
     }
   }, [session?.UserGUID, current]);
 
@@ -60,7 +60,7 @@ export default function Login() {
       const signedIn = Boolean(await sessionAnswer().catch(() => "failed"));
       return signedIn && !forceSignIn;
     },
-    onSignedIn: afterSignIn,
+    onSignedIn: (answer) => follow(answer.next),
   });
 
   const social = (platform: Platform) =>
@@ -80,6 +80,8 @@ export default function Login() {
   }
 
   const heading = loginHeadingFor(returnTo);
+  // Issue #24 §3: back from a provider where the person chose Cancel: a calm notice, not an error.
+  const cancelled = cancelledAt(params.get("cancelled"));
   const busy = passwordSignIn.isSubmitting || redirecting;
   const { flags } = settings;
   const platforms = offeredPlatforms(settings, flags.TRIMBLE_LOGIN);
@@ -93,6 +95,7 @@ export default function Login() {
   return (
     <Layout aside={promo}>
       <h1>{t(`login.heading.${heading}`)}</h1>
+      {cancelled ? <Alert kind="info">{t("login.cancelled", { provider: cancelled })}</Alert> : null}
       {socialError ? <Alert kind="error">{tk(socialError)}</Alert> : null}
       {passwordSignIn.view}
       {platforms.length > 0 || flags.CORPORATE_LOGIN ? (
@@ -121,4 +124,9 @@ export default function Login() {
       </p>
     </Layout>
   );
+}
+
+/** The provider's name of a `cancelled` parameter: only the social platforms' (proper names, never page text). */
+function cancelledAt(value: string | null): string | undefined {
+  return isSocialPlatform(value) ? SOCIAL_PLATFORM_NAMES[value] : undefined;
 }

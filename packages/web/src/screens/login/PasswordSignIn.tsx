@@ -67,7 +67,9 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
     if (await options.beforeSubmit?.()) return;
     let answer: AnswerOf<typeof api.login>;
     try {
-      answer = await gateway().call(api.login, { body: { ...values, ...options.extraBody } });
+      // The return address goes with the proof: the server decides where the sign-in goes next (issue #24).
+      const body = { ...values, ...options.extraBody, ...(returnTo ? { returnTo } : {}) };
+      answer = await gateway().call(api.login, { body });
     } catch (error) {
       if (!(error instanceof ApiError))
         return isScreenFailure(error) ? fail(error) : setNotice({ kind: "error", code: "network.unexpected" });

@@ -1,9 +1,9 @@
-import { type AnswerOf, type api, routeUrl } from "@gatehouse/contract";
+import type { NextStep } from "@gatehouse/contract";
 import { useState } from "react";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { useNavigate } from "../../app/routing.tsx";
-import { destinationAfterSignIn, isInternal, legacyReturn } from "./destination.ts";
+import { isInternal, legacyReturn } from "./destination.ts";
 
 export interface Continuation {
   /** On its way elsewhere: the screen shows "Loading..." and disables its buttons. */
@@ -13,16 +13,19 @@ export interface Continuation {
   /** Goes to a destination; `signedInNow` takes a brand host's new sign-in through the central host first. */
   go: (destination: string, signedInNow?: boolean) => void;
   startLegacyFlow: (address: string) => void;
-  /** After a sign-in's answer: an owed step, the legacy flow, the return address or the landing page (spec §4). */
-  afterSignIn: (answer: AnswerOf<typeof api.login>) => void;
+  /**
+   * Follows the server's `next` of a sign-in or owed step's answer (issue #24): the step's screen, the provider's
+   * sign-in, a legacy site's token flow, the return address or the landing page. The server decided; this only goes.
+   */
+  follow: (next: NextStep) => void;
 }
 
 /**
- * Where a screen sends a person who has just signed in, and how: the sign-in page after a password, and linking a
- * provider's account after that account's password (issue #11), so both continue the same way.
+ * Where a screen sends a person after a sign-in's answer, and how: every sign-in screen (password, linking a
+ * provider's account, activation, set-up, social registration, an owed step) follows the answer's `next` the same way.
  */
 export function useContinuation(returnTo: string | null): Continuation {
-  const { brand, settings, returnPolicy } = useApp();
+  const { settings, returnPolicy } = useApp();
   const navigate = useNavigate();
   const fail = useScreenFailure();
   const [redirecting, setRedirecting] = useState(false);
@@ -50,13 +53,11 @@ export function useContinuation(returnTo: string | null): Continuation {
     import("../legacy/flow.ts").then((flow) => flow.startLegacyFlow(address)).catch(fail);
   };
 
-  const afterSignIn = (answer: AnswerOf<typeof api.login>) => {
-    const owesStep = answer.RequiredPasswordUpdate || answer.RequiredProfileUpdate;
-    if (legacy && !owesStep) return startLegacyFlow(legacy);
-    // After an owed step, the login page again, whose legacy flow then brings the site its token.
-    const next = legacy ? routeUrl("LOGIN", { return_to: legacy }) : returnTo;
-    go(destinationAfterSignIn(answer, next, returnPolicy, brand), true);
+  const follow = (next: NextStep) => {
+    if (next.kind === "legacy") return startLegacyFlow(next.url);
+    // An owed step is not a finished sign-in: nothing to carry to the other hosts yet.
+    go(next.url, next.kind !== "step");
   };
 
-  return { redirecting, legacy, go, startLegacyFlow, afterSignIn };
+  return { redirecting, legacy, go, startLegacyFlow, follow };
 }

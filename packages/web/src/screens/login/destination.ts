@@ -1,55 +1,8 @@
-import {
-  type AnswerOf,
-  type api,
-  type Brand,
-  checkReturnTo,
-  type RequiredStep,
-  type ReturnPolicy,
-  routeUrl,
-  safeReturnTo,
-  stepUrl,
-} from "@gatehouse/contract";
+import { checkReturnTo, type ReturnPolicy, routeUrl, safeReturnTo } from "@gatehouse/contract";
 
-/**
- * Where a successful sign-in continues (spec §4): a required password update first, then a required profile
- * update, then the return address when its host is allowed, else the brand's landing page.
- */
-export function destinationAfterSignIn(
-  answer: AnswerOf<typeof api.login>,
-  returnTo: string | null,
-  policy: ReturnPolicy,
-  brand: Brand,
-): string {
-  const allowedReturn = safeReturnTo(returnTo, policy, "") || undefined;
-  return owedStepAfterSignIn(answer, allowedReturn) ?? allowedReturn ?? landingPage(brand);
-}
-
-/**
- * The step a sign-in's answer owes (spec §4: a required password update first, then a required profile update),
- * keeping `destination` as its return address; undefined when none is owed.
- */
-export function owedStepAfterSignIn(answer: AnswerOf<typeof api.login>, destination?: string): string | undefined {
-  if (answer.RequiredPasswordUpdate) return stepUrl("password_change", destination);
-  if (answer.RequiredProfileUpdate) return stepUrl("profile_update", destination);
-  return undefined;
-}
-
-/**
- * Spec §4: a signed-in visitor on the login page goes to return_to, or to edit account; one who owes a step goes
- * to that step first (issue #10 §1), keeping the return address for after it.
- */
-export function destinationWhenSignedIn(
-  returnTo: string | null,
-  policy: ReturnPolicy,
-  step: RequiredStep | null = null,
-): string {
-  if (step) return stepUrl(step, safeReturnTo(returnTo, policy, "") || undefined);
+/** Spec §4: a signed-in visitor on the login page goes to return_to, or to edit account. */
+export function destinationWhenSignedIn(returnTo: string | null, policy: ReturnPolicy): string {
   return safeReturnTo(returnTo, policy, routeUrl("ACCOUNT_EDIT"));
-}
-
-/** The visualisation brand confirms on its own success page; the others go home. */
-export function landingPage(brand: Brand): string {
-  return brand.traits.authenticationCompletePage ? routeUrl("LOGIN_SUCCESS") : brand.links.home;
 }
 
 /** The gateway's own paths on every host (ARCHITECTURE.md): served by the server, never by the web app. */

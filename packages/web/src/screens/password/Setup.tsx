@@ -2,6 +2,7 @@ import {
   api,
   isCodeErrorKey,
   MARKETING_SOURCES,
+  type NextStep,
   OPTION_PROPER_NAMES,
   PLATFORMS,
   REDIRECT_DELAY_MS,
@@ -12,7 +13,6 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
 import { type ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
-import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { useMailedCode } from "../../app/mailed-code.ts";
@@ -25,6 +25,7 @@ import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
+import { useContinuation } from "../login/continue.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
 const Form = z.pick(SetupPasswordBody, { password: true, marketingInfo: true });
@@ -38,13 +39,13 @@ const SELECTS = [
 /** Set up password for invited users (spec §2): the code is checked, then the password and the survey. */
 export default function Setup() {
   const code = useMailedCode();
-  const { brand } = useApp();
   const { t } = useTranslation();
   const tk = useT();
   const fail = useScreenFailure();
   usePageTitle(t("titles.setupPassword"));
   const check = useCodeCheck(code);
-  const [done, setDone] = useState(false);
+  const [done, setDone] = useState<NextStep>();
+  const { follow } = useContinuation(null);
   const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<{ key: string; guid?: string | undefined }>();
   const form = useForm(Form);
@@ -52,21 +53,22 @@ export default function Setup() {
   const password = form.watch("password") ?? "";
   const info = form.watch("marketingInfo");
 
-  // Spec §4: after set-up succeeds, wait 2 s, then the customer portal.
+  // Spec §4: after set-up succeeds, wait 2 s, then the customer portal (the server's `next`, after any owed step).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one timer for the answer; follow is the screen's own.
   useEffect(() => {
     if (!done) return;
-    const timer = setTimeout(() => window.location.assign(brand.links.portal), REDIRECT_DELAY_MS.setupPassword);
+    const timer = setTimeout(() => follow(done), REDIRECT_DELAY_MS.setupPassword);
     return () => clearTimeout(timer);
-  }, [done, brand.links.portal]);
+  }, [done]);
 
   const label = (option: string) => (OPTION_PROPER_NAMES.has(option) ? option : tk(`setup.options.${option}`));
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
-      await gateway().call(api.setupPassword, {
+      const answer = await gateway().call(api.setupPassword, {
         body: { code: code ?? "", password: values.password, marketingInfo: values.marketingInfo },
       });
-      setDone(true);
+      setDone(answer.next);
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
       if (applyFieldErrors(error, (field, message) => form.setError(field as never, { message }))) return;

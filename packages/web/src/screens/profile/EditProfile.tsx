@@ -6,8 +6,8 @@ import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
+import { useStepScreen } from "../../app/owed-step.ts";
 import { Link, useSearchParams } from "../../app/routing.tsx";
-import { useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -17,6 +17,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
+import { useContinuation } from "../login/continue.ts";
 import { failureGuid, useFailureDetail } from "../system/ApiErrorScreen.tsx";
 import styles from "./EditProfile.module.css";
 import { LinkedIdentities } from "./LinkedIdentities.tsx";
@@ -41,14 +42,16 @@ export default function EditProfile() {
   const form = useForm(Form);
   const { errors, isSubmitting, isDirty } = form.formState;
   const returnTo = checkReturnTo(params.get("return_to"), returnPolicy);
-  const session = useSession();
-  const stepOwed = session.status === "ready" && Boolean(session.session?.RequiredStep);
+  // Opened as the profile step a sign-in attempt owes (issue #24): no session yet; Save finishes the sign-in.
+  const screen = useStepScreen("profile_update");
+  const attempt = screen.kind === "attempt" ? screen : undefined;
+  const { follow } = useContinuation(params.get("return_to"));
 
   // The profile fills the form once; after that the form is the person's (a language switch or a retry after a
   // failure runs this again and must not put the stored values back over unsaved edits).
   // biome-ignore lint/correctness/useExhaustiveDependencies: form is stable; fail too.
   useEffect(() => {
-    if (profile) return;
+    if (profile || screen.kind === "checking") return;
     gateway()
       .call(api.profile)
       .then(
@@ -58,7 +61,7 @@ export default function EditProfile() {
         },
         (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : setError("network.unexpected")),
       );
-  }, [profile]);
+  }, [profile, screen.kind]);
 
   // Country names follow the UI language; the chosen code stays as it is.
   // biome-ignore lint/correctness/useExhaustiveDependencies: fail is stable.
@@ -87,8 +90,9 @@ export default function EditProfile() {
     setSaveFailure(undefined);
     setSaved(false);
     try {
-      await gateway().call(api.updateProfile, { body: values });
+      const answer = await gateway().call(api.updateProfile, { body: values });
       form.reset(values);
+      if (answer.next) return follow(answer.next);
       setSaved(true);
     } catch (failure) {
       // Spec §2 "A profile error shows under the button": a 5xx or a lost connection too, with the form intact.
@@ -108,6 +112,7 @@ export default function EditProfile() {
   return (
     <Layout>
       <h1>{t("profile.heading")}</h1>
+      {attempt ? <Alert kind="info">{t("profile.stepIntro")}</Alert> : null}
       {saved ? (
         <Alert kind="success">
           <p>{t("profile.updated")}</p>
@@ -145,7 +150,7 @@ export default function EditProfile() {
         {saveFailure ? <SaveFailure failure={saveFailure} onRetry={() => void onSubmit()} busy={isSubmitting} /> : null}
       </form>
       <nav className={styles.links}>
-        {profile.passwordAllowed ? (
+        {profile.passwordAllowed && !attempt ? (
           <Link to={routeUrl("PASSWORD_CHANGE", { return_to: routeUrl("ACCOUNT_EDIT") })} onClick={guard}>
             {t("profile.changePassword")}
           </Link>
@@ -154,9 +159,9 @@ export default function EditProfile() {
           {t("profile.logout")}
         </Link>
       </nav>
-      {/* While the profile step is owed only its own calls are open (issue #10 §1): the list waits for the save. */}
-      {stepOwed && !saved ? null : <LinkedIdentities />}
-      <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />
+      {/* A sign-in attempt may make only its step's calls (issue #24): the rest needs the finished sign-in. */}
+      {attempt ? null : <LinkedIdentities />}
+      {attempt ? null : <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />}
     </Layout>
   );
 }

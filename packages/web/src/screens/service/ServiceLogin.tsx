@@ -8,21 +8,21 @@ import { Layout } from "../../app/Layout.tsx";
 import { Link, useNavigate } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { applyTheme } from "../../brands/theme.ts";
-import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
+import { useContinuation } from "../login/continue.ts";
 import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
 import styles from "./ServiceLogin.module.css";
 
 type Details = AnswerOf<typeof api.serviceLogin>;
-type Step = "loading" | "signIn" | "consent" | "owesStep" | "continuing";
+type Step = "loading" | "signIn" | "consent" | "continuing";
 
 /** Where a password sign-in started here comes back to (recovery, activation): this screen, which resumes. */
 const HERE = ROUTES.SERVICE_LOGIN.path;
 
 /**
  * A site's or app's sign-in (spec §2 SERVICE_LOGIN; issue #10 §2): the provider sends the person here. A usable
- * gateway session finishes at once; otherwise they sign in with their password, agree to what a site that is
- * not the vendor's own receives, or first do the step their account owes. Shown in the client's brand.
+ * gateway session finishes at once; otherwise they sign in, and agree to what a site that is not the vendor's own
+ * receives. A sign-in that owes a step goes to it first and comes back here (issue #24). Shown in the client's brand.
  */
 export default function ServiceLogin() {
   const app = useApp();
@@ -64,7 +64,6 @@ export default function ServiceLogin() {
         not_found: gone,
         not_authenticated: () => setStep("signIn"),
         consent_required: () => setStep("consent"),
-        sign_in_step_required: () => void load().then(() => setStep("owesStep")),
       });
     }
   };
@@ -101,7 +100,7 @@ export default function ServiceLogin() {
     content = (
       <SignIn heading={t("serviceLogin.heading", { client })} details={details} onSignedIn={() => void finish(false)} />
     );
-  } else if (step === "consent") {
+  } else {
     content = (
       <Consent
         client={client}
@@ -111,8 +110,6 @@ export default function ServiceLogin() {
         onDeny={() => void decline()}
       />
     );
-  } else {
-    content = <OwedStep details={details} />;
   }
   return (
     <AppContext.Provider value={{ ...app, brand }}>
@@ -131,13 +128,16 @@ function Page({ children }: { children: ReactNode }) {
 /** The password sign-in, with the site's login_hint filled in. */
 function SignIn(props: { heading: string; details: Details; onSignedIn: () => void }) {
   const [redirecting, setRedirecting] = useState(false);
+  const continuation = useContinuation(HERE);
   const signIn = usePasswordSignIn({
     returnTo: HERE,
     defaultEmail: props.details.loginHint,
-    redirecting,
-    onSignedIn: () => {
+    redirecting: redirecting || continuation.redirecting,
+    onSignedIn: ({ next }) => {
       setRedirecting(true);
-      props.onSignedIn();
+      // Finished here: the provider's sign-in goes on. Owing a step: its screen, which comes back here after.
+      if (next.kind === "provider") props.onSignedIn();
+      else continuation.follow(next);
     },
   });
   const { t } = useTranslation();
@@ -173,22 +173,6 @@ function Consent(props: { client: string; details: Details; busy: boolean; onAll
           {t("serviceLogin.deny")}
         </Button>
       </div>
-    </>
-  );
-}
-
-/** The account owes a step first (issue #10 §1); done, it comes back here and the sign-in goes on. */
-function OwedStep({ details }: { details: Details }) {
-  const { t } = useTranslation();
-  const to =
-    details.owedStep === "profile"
-      ? routeUrl("ACCOUNT_EDIT", { return_to: HERE })
-      : routeUrl("PASSWORD_CHANGE", { required_password_update: "true", return_to: HERE });
-  return (
-    <>
-      <h1>{t("serviceLogin.heading", { client: details.client.name })}</h1>
-      <Alert kind="error">{t("errors.sign_in_step_required")}</Alert>
-      <Link to={to}>{t("serviceLogin.stepRequired")}</Link>
     </>
   );
 }

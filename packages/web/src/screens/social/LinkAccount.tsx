@@ -70,7 +70,7 @@ export default function LinkAccount() {
         setNotice({ key: `errors.${error.code}` });
       return;
     }
-    continuation.afterSignIn(answer);
+    continuation.follow(answer.next);
   });
 
   if (state.status === "gone") return <SignInExpired returnTo={returnTo} focus={form.formState.isSubmitted} />;

@@ -1,4 +1,5 @@
 import {
+  type AnswerOf,
   api,
   type Language,
   registerHeadingFor,
@@ -78,7 +79,7 @@ export default function RegisterSocial() {
   const onSubmit = form.handleSubmit(async (values) => {
     setNotice(undefined);
     setExists(false);
-    let answer: { email: string; fullName: string; activation: boolean };
+    let answer: AnswerOf<typeof api.socialRegister>;
     try {
       answer = await gateway().call(api.socialRegister, { body: values });
     } catch (error) {

@@ -10,8 +10,6 @@ import { useContinuation } from "../login/continue.ts";
 import { forgetRegistered, recallRegistered } from "./registered.ts";
 import styles from "./Social.module.css";
 
-const SIGNED_IN_NOW = { RequiredPasswordUpdate: false, RequiredProfileUpdate: false };
-
 /**
  * Social registration complete (spec §2, §4): "Account created" with the name and address, and OK to go on. A
  * signed-in account goes on by itself after REDIRECT_DELAY_MS.registerSocial, as a sign-in does (return address,
@@ -32,8 +30,8 @@ export default function RegisterSocialComplete() {
     if (!done || gone.current) return;
     gone.current = true;
     forgetRegistered();
-    if (done.activation) navigate(routeUrl("LOGIN", { return_to: done.returnTo }), { replace: true });
-    else continuation.afterSignIn(SIGNED_IN_NOW);
+    if (done.activation || !done.next) navigate(routeUrl("LOGIN", { return_to: done.returnTo }), { replace: true });
+    else continuation.follow(done.next);
   };
 
   const automatic = done !== undefined && !done.activation;

@@ -1,13 +1,11 @@
-import { api, checkReturnTo, trialMode } from "@gatehouse/contract";
+import { api, trialMode } from "@gatehouse/contract";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
 import { Link, Navigate } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { useContinuation } from "../login/continue.ts";
-import { owedStepAfterSignIn } from "../login/destination.ts";
 import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
-import { trialDestination } from "./destination.ts";
 import { forgetTrialFlow, trialEmail, useTrialQuery } from "./flow.ts";
 import { TrialLayout } from "./ProductStrip.tsx";
 import styles from "./Trial.module.css";
@@ -18,10 +16,10 @@ import styles from "./Trial.module.css";
  * trial's destination (not a new account).
  */
 export default function TrialLogin() {
-  const { brand, returnPolicy } = useApp();
+  const { brand } = useApp();
   const { t } = useTranslation();
   const { url, returnTo, productCode } = useTrialQuery();
-  const { redirecting, go, afterSignIn } = useContinuation(returnTo);
+  const { redirecting, follow } = useContinuation(returnTo);
   usePageTitle(t("titles.trialSignIn"));
   // Read once: the address is forgotten at sign-in, while this screen still shows.
   const [email] = useState(trialEmail);
@@ -37,10 +35,8 @@ export default function TrialLogin() {
     redirecting,
     onSignedIn: (answer) => {
       forgetTrialFlow();
-      // A product site's return address continues as any sign-in does (a legacy site's gets its token on the way).
-      if (checkReturnTo(returnTo, returnPolicy)) return afterSignIn(answer);
-      const destination = trialDestination(null, returnPolicy, brand, { isNewAccount: false, productCode });
-      go(owedStepAfterSignIn(answer, destination) ?? destination, true);
+      // The server decided: an owed step, the product site's return address, or the trial's address (spec §4).
+      follow(answer.next);
     },
   });
 

@@ -1,0 +1,102 @@
+import type { OwedStep } from "@gatehouse/contract";
+import { BRANDS, checkReturnTo, type NextStep, routeUrl } from "@gatehouse/contract";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type Config, originOfHost, siteOf } from "../config.ts";
+import { tokenOrigins } from "../oidc/legacy.ts";
+import { signIn, stepDone } from "../signin/attempt.ts";
+import type { Destination, NextContext } from "../signin/next.ts";
+import type { Proof, Verified } from "../signin/proofs.ts";
+import type { Db } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+import { requestBrand } from "./client.ts";
+import { ApiError } from "./errors.ts";
+
+/**
+ * The HTTP side of the sign-in core (issue #24 §1): what a request tells the core (its browser, its host's return
+ * policy and landing page) and what the core's answer does to the browser (the new session's cookies). Deciding
+ * stays in signin/; routes call these with a verifier's proof and answer the `next` they get.
+ */
+
+/** The origin of the request's host (from the brands file, never the Host header), PUBLIC_URL's otherwise. */
+function selfOrigin(request: FastifyRequest, config: Config): string {
+  return originOfHost(config, request.hostname) ?? config.publicUrl.origin;
+}
+
+/** The next step's context on this host. */
+export function nextContextOf(request: FastifyRequest, config: Config): NextContext {
+  return { selfOrigin: selfOrigin(request, config), legacyOrigins: tokenOrigins(config) };
+}
+
+/**
+ * Where a sign-in without a return address lands (spec §4; issue #24 §3): the brand's own "Authentication complete"
+ * page where it has one, else the brand's home page — or the account page on a host the brands file says lands
+ * there (the development file's localhost hosts, whose brands' public sites are out of reach).
+ */
+export function landingOf(request: FastifyRequest, config: Config): string {
+  const brand = BRANDS[requestBrand(request, config)];
+  if (brand.traits.authenticationCompletePage) return routeUrl("LOGIN_SUCCESS");
+  return siteOf(config, request.hostname)?.landing === "account" ? routeUrl("ACCOUNT_EDIT") : brand.links.home;
+}
+
+/** The sign-in's destination: the return address when this host's policy allows it (ASVS 5.1.5), and the landing. */
+export function destinationOf(
+  request: FastifyRequest,
+  config: Config,
+  returnTo: string | null | undefined,
+  landing = landingOf(request, config),
+): Destination {
+  const policy = { allowedHosts: config.brands.returnHosts, selfOrigin: selfOrigin(request, config) };
+  const allowed = checkReturnTo(returnTo, policy);
+  return { landing, ...(allowed ? { returnTo: allowed } : {}) };
+}
+
+/** A verifier's refusal as the API's error (the verifier has counted and audited it). */
+export function proven(verified: Verified): Proof {
+  if (verified.ok) return verified.proof;
+  const { code, temporary, field } = verified.refusal;
+  throw new ApiError(code, {
+    ...(temporary === undefined ? {} : { temporary }),
+    ...(field ? { fields: [{ field, message: `errors.${code}` }] } : {}),
+  });
+}
+
+/**
+ * Signs the request's browser in with a proof: the core decides (an attempt owing a step, or a finished sign-in);
+ * a finished one's session is handed to the browser. Answers where the person goes next; a refusal is thrown.
+ */
+export async function signInBrowser(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  exchange: { request: FastifyRequest; reply: FastifyReply },
+  proof: Proof,
+  destination: Destination,
+): Promise<NextStep> {
+  const { request, reply } = exchange;
+  const outcome = await signIn(db, proof, await app.browserOf(request), destination, nextContextOf(request, config));
+  if (!outcome.ok) throw new ApiError(outcome.refusal.code);
+  if (outcome.session) app.adoptSession(request, reply, outcome.session, proof.user.email_normalized);
+  return outcome.next;
+}
+
+/**
+ * An owed step's call is done: for a sign-in attempt (the call had no session) the core moves it on, and a finished
+ * one's session is handed to the browser; answers the next step then. A signed-in person's call answers none.
+ */
+export async function afterStep(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  exchange: { request: FastifyRequest; reply: FastifyReply },
+  done: OwedStep,
+  user: UserRow,
+): Promise<{ next?: NextStep }> {
+  const { request, reply } = exchange;
+  const attempt = request.attempt;
+  if (!attempt) return {};
+  const browser = await app.browserOf(request);
+  const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config));
+  if (!outcome.ok) throw new ApiError(outcome.refusal.code);
+  if (outcome.session) app.adoptSession(request, reply, outcome.session, user.email_normalized);
+  return { next: outcome.next };
+}

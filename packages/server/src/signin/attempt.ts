@@ -1,0 +1,151 @@
+import { hash } from "node:crypto";
+import { type NextStep, type OwedStep, SIGN_IN_ATTEMPT_TTL_MS } from "@gatehouse/contract";
+import { accountRefusal, owedStepOf } from "../accounts/account-status.ts";
+import { audit } from "../audit/audit.ts";
+import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } from "../sessions/sessions.ts";
+import type { Db } from "../store/db.ts";
+import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
+import { signInAttemptsStore } from "../store/sign-in-attempts.ts";
+import { type Destination, type NextContext, nextStep } from "./next.ts";
+import type { Amr, Proof, Refusal } from "./proofs.ts";
+
+/** The browser a sign-in happens in. */
+export interface Browser {
+  /** The browser's cookie token (a visitor's or a signed-in one): an attempt is bound to it. */
+  token: string;
+  /** The token of its signed-in session, when it has one: a finished sign-in replaces it (ASVS 7.2.4). */
+  signedIn?: string | undefined;
+  client: ClientMeta;
+}
+
+/** A sign-in's outcome: where the person goes next, and the new session's token once the sign-in is finished. */
+export type SignInOutcome = { ok: true; next: NextStep; session?: string } | { ok: false; refusal: Refusal };
+
+/** The attempt's key: the browser's token is never stored (a stolen table binds nothing). */
+const attemptId = (browserToken: string) => hash("sha256", `sign-in-attempt:${browserToken}`, "hex");
+
+/**
+ * A proof is given (a verifier's answer): the sign-in attempt (issue #24 §1). The account's state is checked once
+ * more (a provider's or a mailed code's proof does not check it); then either the person owes a step — the attempt
+ * is kept for this browser and no session opens — or the sign-in is finished and opens one.
+ */
+export async function signIn(
+  db: Db,
+  proof: Proof,
+  browser: Browser,
+  destination: Destination,
+  context: NextContext,
+  now = Date.now(),
+): Promise<SignInOutcome> {
+  const { user } = proof;
+  const refusal = accountRefusal(user);
+  if (refusal) {
+    const detail = `${proof.method}: ${refusal}`;
+    await audit(db, "sign_in_failed", { ...auditOf(user, browser), method: proof.method, detail }, now);
+    return { ok: false, refusal: { code: refusal } };
+  }
+  const owes = owedStepOf(user);
+  if (!owes) return finish(db, { user, proof, authTime: now }, browser, destination, context, now);
+  // Another person's session in this browser ends now: a shared computer never keeps the previous person signed in
+  // while the next one changes a password.
+  if (browser.signedIn) await closeSessionOfAnother(db, browser.signedIn, user.id);
+  await signInAttemptsStore.put(db, {
+    id: attemptId(browser.token),
+    user_id: user.id,
+    method: proof.method,
+    idp: proof.idp ?? null,
+    amr: proof.amr.join(" "),
+    auth_time: now,
+    owes,
+    destination: JSON.stringify(destination),
+    expires_at: now + SIGN_IN_ATTEMPT_TTL_MS,
+  });
+  return { ok: true, next: nextStep(owes, destination, context) };
+}
+
+/** The browser's unfinished sign-in, when it has one that has not expired. */
+export function findAttempt(db: Db, browserToken: string, now = Date.now()): Promise<SignInAttemptRow | undefined> {
+  return signInAttemptsStore.find(db, attemptId(browserToken), now);
+}
+
+/** Signing out ends the browser's unfinished sign-in too (its step's screen is left, or "Sign out" chosen there). */
+export async function cancelAttempt(db: Db, browserToken: string): Promise<void> {
+  await signInAttemptsStore.delete(db, attemptId(browserToken));
+}
+
+/** Where an unfinished attempt goes now: the screen of the step it owes. */
+export function attemptNext(attempt: SignInAttemptRow, context: NextContext): NextStep {
+  return nextStep(attempt.owes, destinationOf(attempt), context);
+}
+
+/**
+ * The step an attempt owed is done (the password changed, the profile saved): it owes the account's next step, or
+ * it is finished and opens the session. `user` is the account as it is after the step. Only one request moves an
+ * attempt on (two tabs saving at once: the other is told the attempt is gone).
+ */
+export async function stepDone(
+  db: Db,
+  attempt: SignInAttemptRow,
+  done: OwedStep,
+  user: UserRow,
+  browser: Browser,
+  context: NextContext,
+  now = Date.now(),
+): Promise<SignInOutcome> {
+  const destination = destinationOf(attempt);
+  const owes = owedStepOf(user);
+  if (owes) {
+    const moved = await signInAttemptsStore.advance(db, attempt.id, done, owes);
+    return moved ? { ok: true, next: nextStep(owes, destination, context) } : gone();
+  }
+  const taken = await signInAttemptsStore.take(db, attempt.id, done, now);
+  if (!taken) return gone();
+  const proof: Proof = {
+    user,
+    method: taken.method,
+    amr: taken.amr.split(" ") as Amr[],
+    ...(taken.idp ? { idp: taken.idp } : {}),
+  };
+  return finish(db, { user, proof, authTime: taken.auth_time }, browser, destination, context, now);
+}
+
+const gone = (): SignInOutcome => ({ ok: false, refusal: { code: "not_authenticated" } });
+
+/**
+ * A finished sign-in opens its session (the only place one opens for a proof): a new token replacing the browser's
+ * previous session (ASVS 7.2.4), `amr` and `auth_time` from the attempt's proofs, and the audit event.
+ */
+async function finish(
+  db: Db,
+  finished: { user: UserRow; proof: Proof; authTime: number },
+  browser: Browser,
+  destination: Destination,
+  context: NextContext,
+  now: number,
+): Promise<SignInOutcome> {
+  const { user, proof } = finished;
+  // Disabled while a step was being done (the admin command line): the attempt ends without a session.
+  const refusal = accountRefusal(user);
+  if (refusal) return { ok: false, refusal: { code: refusal } };
+  if (browser.signedIn) await replaceSession(db, browser.signedIn, user.id);
+  const session = await openSession(
+    db,
+    { userId: user.id, method: proof.method, idp: proof.idp ?? null, amr: proof.amr, authTime: finished.authTime },
+    browser.client,
+    now,
+  );
+  const detail = proof.idp ? `${proof.method} (${proof.idp})` : proof.method;
+  await audit(db, "sign_in", { ...auditOf(user, browser), method: proof.method, detail }, now);
+  return { ok: true, session, next: nextStep(null, destination, context) };
+}
+
+function destinationOf(attempt: SignInAttemptRow): Destination {
+  const stored = JSON.parse(attempt.destination) as Destination;
+  return { landing: stored.landing, ...(stored.returnTo ? { returnTo: stored.returnTo } : {}) };
+}
+
+const auditOf = (user: UserRow, browser: Browser) => ({
+  userId: user.id,
+  ip: browser.client.ip,
+  userAgent: browser.client.userAgent,
+});

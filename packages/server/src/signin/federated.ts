@@ -1,0 +1,29 @@
+import type { Origin } from "../accounts/registration.ts";
+import { type Resolution, resolveCorporate, resolveSocial } from "../federation/accounts.ts";
+import type { IdentityProvider } from "../federation/providers.ts";
+import type { ProviderProfile } from "../federation/relying-party.ts";
+import type { Db } from "../store/db.ts";
+import { type Proof, proofOf } from "./proofs.ts";
+
+/** A provider's answer: a proof, a registration or link the person still has to make, or a refusal for the page. */
+export type FederatedOutcome = { kind: "proof"; proof: Proof } | Exclude<Resolution, { kind: "sign_in" }>;
+
+/**
+ * The federated proof (issue #24 §1): an identity provider's answer, already checked by openid-client
+ * (federation/relying-party.ts), resolved to an account by the provider's kind (federation/accounts.ts: identities
+ * are keyed by provider and subject, never by address). A linked identity is a proof of its account.
+ */
+export async function verifyFederated(
+  db: Db,
+  idp: IdentityProvider,
+  profile: ProviderProfile,
+  context: { browser: string; origin: Origin; country: string },
+): Promise<FederatedOutcome> {
+  const { browser, origin, country } = context;
+  const resolution =
+    idp.kind === "corporate"
+      ? await resolveCorporate(db, idp, profile, { ...origin, country })
+      : await resolveSocial(db, idp, profile, { browser, returnTo: origin.returnTo });
+  if (resolution.kind !== "sign_in") return resolution;
+  return { kind: "proof", proof: proofOf(resolution.user, idp.kind, idp.id) };
+}

@@ -1,0 +1,60 @@
+import type { OwedStep } from "@gatehouse/contract";
+import type { Db } from "./db.ts";
+import type { SignInAttemptRow } from "./schema.ts";
+
+/** Sign-in attempts that owe a step (issue #24), one per browser. */
+export const signInAttemptsStore = {
+  /** A browser's new attempt replaces the one it had: the latest proof is the one the person acts on. */
+  put: async (db: Db, row: SignInAttemptRow): Promise<void> => {
+    const { id: _, ...rest } = row;
+    await db
+      .insertInto("sign_in_attempts")
+      .values(row)
+      .onConflict((oc) => oc.column("id").doUpdateSet(rest))
+      .execute();
+  },
+
+  find: async (db: Db, id: string, now: number): Promise<SignInAttemptRow | undefined> => {
+    const row = await db.selectFrom("sign_in_attempts").selectAll().where("id", "=", id).executeTakeFirst();
+    return row && row.expires_at > now ? row : undefined;
+  },
+
+  /**
+   * Moves the attempt from the step it owed to the next one, only if it still owes `done` (two tabs finishing the
+   * same step: one moves it on); false otherwise.
+   */
+  advance: async (db: Db, id: string, done: OwedStep, next: OwedStep): Promise<boolean> => {
+    const result = await db
+      .updateTable("sign_in_attempts")
+      .set({ owes: next })
+      .where("id", "=", id)
+      .where("owes", "=", done)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  /** Takes the attempt once, if it owes `done`: the one request that finishes it opens the session. */
+  take: async (db: Db, id: string, done: OwedStep, now: number): Promise<SignInAttemptRow | undefined> => {
+    const [row] = await db
+      .deleteFrom("sign_in_attempts")
+      .where("id", "=", id)
+      .where("owes", "=", done)
+      .returningAll()
+      .execute();
+    return row && row.expires_at > now ? row : undefined;
+  },
+
+  delete: async (db: Db, id: string): Promise<void> => {
+    await db.deleteFrom("sign_in_attempts").where("id", "=", id).execute();
+  },
+
+  /** An account's attempts end with its sessions (a password reset, disabling, deletion). */
+  deleteForUser: async (db: Db, userId: string): Promise<void> => {
+    await db.deleteFrom("sign_in_attempts").where("user_id", "=", userId).execute();
+  },
+
+  deleteExpired: async (db: Db, now: number): Promise<number> => {
+    const result = await db.deleteFrom("sign_in_attempts").where("expires_at", "<=", now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};
