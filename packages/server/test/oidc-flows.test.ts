@@ -2,12 +2,12 @@ import { OIDC_API_RESOURCE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newSessionToken } from "../src/sessions/sessions.ts";
-import { signIn } from "../src/signin/attempt.ts";
-import { proofOf } from "../src/signin/proofs.ts";
 import { startTrial } from "../src/accounts/trials.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { sessionCookieName } from "../src/http/session.ts";
+import { newSessionToken } from "../src/sessions/sessions.ts";
+import { signIn } from "../src/signin/attempt.ts";
+import { proofOf } from "../src/signin/proofs.ts";
 import { usersStore } from "../src/store/users.ts";
 import {
   Browser,

@@ -162,7 +162,11 @@ describe("races between nodes, settled by PostgreSQL", () => {
       const origin = "http://cloud.localhost:8080";
       for (let round = 0; round < ROUNDS; round++) {
         const user = await person();
-        const token = await openSession(db(), { userId: user.id, method: "password", amr: ["pwd"], authTime: Date.now() }, CLIENT);
+        const token = await openSession(
+          db(),
+          { userId: user.id, method: "password", amr: ["pwd"], authTime: Date.now() },
+          CLIENT,
+        );
         const giver = await db().selectFrom("sessions").selectAll().where("user_id", "=", user.id).executeTakeFirst();
         const state = randomUUID();
         const code = await issueLinkCode(db(), { id: giver?.id ?? "" }, origin, state);

@@ -303,7 +303,11 @@ describe.each([
       amr: "fed",
       pending_step: null,
     });
-    expect(await sessionsStore.findWithUser(db, id)).toMatchObject({ auth_method: "social", idp: "google", amr: "fed" });
+    expect(await sessionsStore.findWithUser(db, id)).toMatchObject({
+      auth_method: "social",
+      idp: "google",
+      amr: "fed",
+    });
   });
 
   it("keeps one sign-in attempt a browser, moved on or taken once and only from the step it owes", async () => {

@@ -1,60 +1,11 @@
-import { BRANDS, type ReturnPolicy } from "@gatehouse/contract";
+import type { ReturnPolicy } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
-import { owedStepRedirect } from "../src/app/required-step.ts";
-import {
-  destinationAfterSignIn,
-  destinationWhenSignedIn,
-  isInternal,
-  landingPage,
-} from "../src/screens/login/destination.ts";
+import { openedAsStep } from "../src/app/owed-step.ts";
+import { destinationWhenSignedIn, isInternal } from "../src/screens/login/destination.ts";
 
 const policy: ReturnPolicy = { allowedHosts: ["www.gatehouse.example"], selfOrigin: "http://localhost:8080" };
-const ok = { RequiredPasswordUpdate: false, RequiredProfileUpdate: false };
 
-describe("where sign-in continues (spec §4)", () => {
-  it("goes to an allowed return address", () => {
-    expect(destinationAfterSignIn(ok, "https://www.gatehouse.example/x", policy, BRANDS.default)).toBe(
-      "https://www.gatehouse.example/x",
-    );
-  });
-
-  it("goes to the brand's landing page when the return address is refused or missing", () => {
-    expect(destinationAfterSignIn(ok, "https://evil.example/", policy, BRANDS.default)).toBe(BRANDS.default.links.home);
-    expect(destinationAfterSignIn(ok, null, policy, BRANDS.cloud)).toBe(BRANDS.cloud.links.home);
-    expect(destinationAfterSignIn(ok, null, policy, BRANDS.archviz)).toBe("/login/success");
-    expect(landingPage(BRANDS.archviz)).toBe("/login/success");
-  });
-
-  it("puts a required password update first, keeping only an allowed return address", () => {
-    expect(
-      destinationAfterSignIn(
-        { RequiredPasswordUpdate: true, RequiredProfileUpdate: true },
-        "https://www.gatehouse.example/x",
-        policy,
-        BRANDS.default,
-      ),
-    ).toBe("/account/password-change?required_password_update=true&return_to=https%3A%2F%2Fwww.gatehouse.example%2Fx");
-    expect(
-      destinationAfterSignIn(
-        { RequiredPasswordUpdate: true, RequiredProfileUpdate: false },
-        "https://evil.example/",
-        policy,
-        BRANDS.default,
-      ),
-    ).toBe("/account/password-change?required_password_update=true");
-  });
-
-  it("then a required profile update", () => {
-    expect(
-      destinationAfterSignIn(
-        { RequiredPasswordUpdate: false, RequiredProfileUpdate: true },
-        null,
-        policy,
-        BRANDS.default,
-      ),
-    ).toBe("/profile/edit");
-  });
-
+describe("a signed-in visitor on the login page (spec §4)", () => {
   it("sends a signed-in visitor to return_to or to edit account", () => {
     expect(destinationWhenSignedIn("https://www.gatehouse.example/y", policy)).toBe("https://www.gatehouse.example/y");
     expect(destinationWhenSignedIn("https://evil.example/", policy)).toBe("/profile/edit");
@@ -89,7 +40,6 @@ describe("where sign-in continues (spec §4)", () => {
     "/%2e%2e%2f/evil.example/",
     "http://localhost:8080/..//evil.example/",
   ])("never continues to %s, which the router would read as another host", (returnTo) => {
-    expect(destinationAfterSignIn(ok, returnTo, policy, BRANDS.default)).toBe(BRANDS.default.links.home);
     expect(destinationWhenSignedIn(returnTo, policy)).toBe("/profile/edit");
   });
 
@@ -100,34 +50,14 @@ describe("where sign-in continues (spec §4)", () => {
   });
 });
 
-describe("a person who owes a step (issue #10 §1)", () => {
-  it("is sent to that step's screen from any other screen, with the return address", () => {
-    expect(owedStepRedirect("ACCOUNT_EDIT", "password_change", "")).toBe(
-      "/account/password-change?required_password_update=true",
-    );
-    // A return address comes along as it is: the step's screen checks it before it uses it.
-    expect(owedStepRedirect("REGISTER", "profile_update", "?return_to=%2Faccount%2Frecover")).toBe(
-      "/profile/edit?return_to=%2Faccount%2Frecover",
-    );
-    expect(owedStepRedirect("PASSWORD_CHANGE", "profile_update", "")).toBe("/profile/edit");
-  });
-
-  it("stays on the step's own screen, on sign-out and sign-in, and nobody else is sent anywhere", () => {
-    expect(owedStepRedirect("PASSWORD_CHANGE", "password_change", "")).toBeUndefined();
-    expect(owedStepRedirect("ACCOUNT_EDIT", "profile_update", "")).toBeUndefined();
-    expect(owedStepRedirect("LOGOUT", "password_change", "")).toBeUndefined();
-    expect(owedStepRedirect("ACCOUNT_EDIT", null, "")).toBeUndefined();
-    expect(owedStepRedirect(undefined, "password_change", "")).toBeUndefined();
-    // The login page sends a signed-in person on itself, step first, with only an allowed return address.
-    expect(owedStepRedirect("LOGIN", "password_change", "")).toBeUndefined();
-  });
-
-  it("goes to the step first when signed in on the login page", () => {
-    expect(destinationWhenSignedIn("https://www.gatehouse.example/x", policy, "profile_update")).toBe(
-      "/profile/edit?return_to=https%3A%2F%2Fwww.gatehouse.example%2Fx",
-    );
-    expect(destinationWhenSignedIn("https://www.gatehouse.example/x", policy, null)).toBe(
-      "https://www.gatehouse.example/x",
-    );
+describe("the screen of an owed step (issue #24)", () => {
+  it("is opened as the step by its marker only, and then serves the sign-in attempt (the shell lets a visitor in)", () => {
+    expect(openedAsStep("PASSWORD_CHANGE", "?required_password_update=true&return_to=%2F")).toBe(true);
+    expect(openedAsStep("ACCOUNT_EDIT", "?required_profile_update=true")).toBe(true);
+    expect(openedAsStep("PASSWORD_CHANGE", "")).toBe(false);
+    // Another step's marker, or the marker on another screen, opens nothing as a step.
+    expect(openedAsStep("ACCOUNT_EDIT", "?required_password_update=true")).toBe(false);
+    expect(openedAsStep("REGISTER", "?required_profile_update=true")).toBe(false);
+    expect(openedAsStep(undefined, "?required_profile_update=true")).toBe(false);
   });
 });

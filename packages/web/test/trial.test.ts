@@ -1,6 +1,5 @@
 import { BRANDS, type ReturnPolicy, routeUrl } from "@gatehouse/contract";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { owedStepAfterSignIn } from "../src/screens/login/destination.ts";
 import { trialActivationFailure, trialDestination } from "../src/screens/trial/destination.ts";
 import {
   forgetTrialFlow,
@@ -31,17 +30,6 @@ describe("where a trial ends (issue #12, spec §2 trial flow, §4)", () => {
     expect(url.origin).toBe(new URL(BRANDS.archviz.links.trial).origin);
     expect(url.searchParams.get("isNewAccount")).toBe("true");
     expect(url.searchParams.has("productCode")).toBe(false);
-  });
-
-  it("sends a sign-in that owes a step to it first, with the trial's destination as its return address", () => {
-    const destination = trialDestination(null, policy, BRANDS.engine, { isNewAccount: false });
-    const password = { RequiredPasswordUpdate: true, RequiredProfileUpdate: true };
-    const profile = { RequiredPasswordUpdate: false, RequiredProfileUpdate: true };
-    expect(owedStepAfterSignIn(password, destination)).toBe(
-      routeUrl("PASSWORD_CHANGE", { required_password_update: "true", return_to: destination }),
-    );
-    expect(owedStepAfterSignIn(profile, destination)).toBe(routeUrl("ACCOUNT_EDIT", { return_to: destination }));
-    expect(owedStepAfterSignIn({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false })).toBeUndefined();
   });
 });
 
