@@ -30,10 +30,10 @@ import { type EndedSession, sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
+import type { Origin } from "./origin.ts";
 import { codeOwnerContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
-import type { Origin } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
 
 /**

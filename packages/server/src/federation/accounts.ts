@@ -1,6 +1,7 @@
 import { FEDERATION_PENDING_TTL_MS, type SocialPlatform } from "@gatehouse/contract";
 import { normalizeEmail } from "../accounts/identifiers.ts";
-import { type Origin, sendActivation } from "../accounts/registration.ts";
+import type { Origin } from "../accounts/origin.ts";
+import { sendActivation } from "../accounts/registration.ts";
 import { insertAccount } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
 import type { Db } from "../store/db.ts";

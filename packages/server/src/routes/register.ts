@@ -1,6 +1,7 @@
 import { type AnswerOf, api, checkReturnTo, type PasswordPolicyCode } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkEmail, checkPassword, type Origin, registerAccount } from "../accounts/registration.ts";
+import type { Origin } from "../accounts/origin.ts";
+import { checkEmail, checkPassword, registerAccount } from "../accounts/registration.ts";
 import { inTrialMode } from "../accounts/trials.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
