@@ -117,7 +117,7 @@ export async function buildApp(
   // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics");
   // prom-client is loaded only then, so a gateway without metrics never pays its memory (issue #9).
   if (config.metrics)
-    await (await import("./metrics/serve.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
+    await (await import("./http/metrics.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
