@@ -4,12 +4,12 @@ import type { Origin } from "../accounts/origin.ts";
 import { sendActivation } from "../accounts/registration.ts";
 import { insertAccount } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
+import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
 import type { FederationPendingRow, UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
-import type { IdentityProvider } from "./providers.ts";
 import { browserKey, type ProviderProfile } from "./relying-party.ts";
 
 /** What a provider's answer leads to: a sign-in, a pending registration or link, or a refusal for the error page. */

@@ -9,8 +9,9 @@ import {
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
-import { type Config, siteOf } from "../config.ts";
+import type { Config } from "../config.ts";
 import { type MailSite, mailSite } from "../mail/links.ts";
+import { siteOf } from "../settings/sites.ts";
 
 /**
  * The brand an API call is made for: the host name's site from the brands file; outside production the page's

@@ -12,7 +12,7 @@ import fp from "fastify-plugin";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
 import { finishSignIn, type ProvenSignIn } from "../accounts/finish-sign-in.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
-import { type Config, isLinkedBrandHost } from "../config.ts";
+import type { Config } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
 import {
   closeSession,
@@ -24,6 +24,7 @@ import {
   newSessionToken,
   sessionId,
 } from "../sessions/sessions.ts";
+import { isLinkedBrandHost } from "../settings/sites.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";

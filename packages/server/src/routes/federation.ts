@@ -5,7 +5,6 @@ import { loginAnswer } from "../accounts/finish-sign-in.ts";
 import { normalizeEmail } from "../accounts/identifiers.ts";
 import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
-import { originOfHost } from "../config.ts";
 import {
   IdentityTaken,
   linkIdentity,
@@ -14,7 +13,6 @@ import {
   resolveCorporate,
   resolveSocial,
 } from "../federation/accounts.ts";
-import { type IdentityProvider, providerForEmail } from "../federation/providers.ts";
 import { browserKey, finishFlow, startFlow } from "../federation/relying-party.ts";
 import { visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
@@ -22,6 +20,8 @@ import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
 import { counts } from "../metrics/counts.ts";
 import type { Services } from "../services.ts";
+import { type IdentityProvider, providerForEmail } from "../settings/idps.ts";
+import { originOfHost } from "../settings/sites.ts";
 import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
 import { currentUser } from "./profile.ts";

@@ -1,8 +1,9 @@
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import { type Config, isLinkedBrandHost } from "../config.ts";
+import type { Config } from "../config.ts";
 import { visitorCountry } from "../http/client.ts";
 import { mount } from "../http/mount.ts";
+import { isLinkedBrandHost } from "../settings/sites.ts";
 
 /**
  * GET /api/session (spec §7): the signed-in user, or 204 No Content for a visitor; both carry X-CSRF-Token.
