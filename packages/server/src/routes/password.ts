@@ -11,12 +11,11 @@ import {
 } from "../accounts/recovery.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
-import { requestSite } from "../http/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { originOf, requestSite } from "../http/client.ts";
+import { ApiError, passwordRefused } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
 import type { Services } from "../services.ts";
-import { originOf, passwordRefused } from "./register.ts";
 
 function refuse(
   refusal: PasswordRefusal | "current_password_incorrect" | "password_not_allowed" | "user_temporarily_blocked",
