@@ -46,7 +46,7 @@ import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
-import { type Db, type DbKind, logFailure, migrate, openDatabase } from "./store/db.ts";
+import { type Db, type DbKind, logFailure, migrate, openDatabase, ping } from "./store/db.ts";
 import { discourseNoncesStore } from "./store/discourse-nonces.ts";
 import { federationStore } from "./store/federation.ts";
 import { jobsStore } from "./store/jobs.ts";
@@ -154,7 +154,7 @@ export async function buildApp(
   app.decorate("services", services);
 
   await app.register(openapiRoutes, { config });
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, { ready: () => ping(db) });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });

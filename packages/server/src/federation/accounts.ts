@@ -197,6 +197,21 @@ export async function linkIdentity(
   }
 }
 
+/** The pending sign-up or link of a browser (by its session's token), unless it has expired. */
+export function pendingOf(db: Db, sessionToken: string, now: number) {
+  return federationStore.findPending(db, browserKey(sessionToken), now);
+}
+
+/** The identities linked to an account (the profile's list of them). */
+export function identitiesOf(db: Db, userId: string) {
+  return externalIdentitiesStore.listForUser(db, userId);
+}
+
+/** Unlinks an account's identity of a provider, unless it is the account's last way to sign in ("last"). */
+export function unlinkIdentity(db: Db, userId: string, provider: string) {
+  return externalIdentitiesStore.deleteUnlessLast(db, userId, provider);
+}
+
 /** PostgreSQL's unique_violation (23505) or SQLite's UNIQUE constraint. */
 function isUniqueViolation(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

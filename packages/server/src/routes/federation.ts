@@ -7,14 +7,18 @@ import { signInWithPassword } from "../accounts/sign-in.ts";
 import { audit } from "../audit/audit.ts";
 import {
   IdentityTaken,
+  identitiesOf,
   linkIdentity,
   pendingAnswer,
+  pendingOf,
   registerFromProvider,
   resolveCorporate,
   resolveSocial,
+  unlinkIdentity,
 } from "../federation/accounts.ts";
 import { browserKey, finishFlow, startFlow } from "../federation/relying-party.ts";
-import { visitorCountry } from "../http/client.ts";
+import { originOf, visitorCountry } from "../http/client.ts";
+import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
@@ -22,10 +26,7 @@ import { counts } from "../metrics/counts.ts";
 import type { Services } from "../services.ts";
 import { type IdentityProvider, providerForEmail } from "../settings/idps.ts";
 import { originOfHost } from "../settings/sites.ts";
-import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
-import { currentUser } from "./profile.ts";
-import { originOf } from "./register.ts";
 
 /** Redirects that carry codes and addresses: no Referer leaves, nothing is cached (ASVS 14.2.1, 14.3.2). */
 function noTrace(reply: FastifyReply): FastifyReply {
@@ -156,7 +157,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   });
 
   mount(app, api.socialPending, async (request) => {
-    const pending = await federationStore.findPending(db, browserKey(request.session.token), Date.now());
+    const pending = await pendingOf(db, request.session.token, Date.now());
     if (!pending) throw new ApiError("social_invalid_authentication");
     return pendingAnswer(pending);
   });
@@ -217,7 +218,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
 
   mount(app, api.identities, async (request) => {
     const user = await currentUser(db, request);
-    const identities = await externalIdentitiesStore.listForUser(db, user.id);
+    const identities = await identitiesOf(db, user.id);
     return {
       identities: identities.map((identity) => ({
         provider: identity.provider,
@@ -232,7 +233,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   // An identity goes only while another way to sign in stays: a password, or another identity.
   mount(app, api.unlinkIdentity, async (request) => {
     const user = await currentUser(db, request);
-    const removed = await externalIdentitiesStore.deleteUnlessLast(db, user.id, request.params.provider);
+    const removed = await unlinkIdentity(db, user.id, request.params.provider);
     if (removed === "missing") throw new ApiError("not_found");
     if (removed === "last") throw new ApiError("identity_last_method");
     await audit(db, "identity_unlinked", {
