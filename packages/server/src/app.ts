@@ -46,7 +46,7 @@ import type { Services } from "./services.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
-import { type Db, type DbKind, logFailure, migrate, openDatabase } from "./store/db.ts";
+import { type Db, type DbKind, logFailure, migrate, openDatabase, ping } from "./store/db.ts";
 import { discourseNoncesStore } from "./store/discourse-nonces.ts";
 import { federationStore } from "./store/federation.ts";
 import { jobsStore } from "./store/jobs.ts";
@@ -118,7 +118,7 @@ export async function buildApp(
   // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics");
   // prom-client is loaded only then, so a gateway without metrics never pays its memory (issue #9).
   if (config.metrics)
-    await (await import("./metrics/serve.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
+    await (await import("./http/metrics.ts")).serveMetrics(app, { settings: config.metrics, db, pool });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await app.register(fastifyRateLimit, {
@@ -155,7 +155,7 @@ export async function buildApp(
   app.decorate("services", services);
 
   await app.register(openapiRoutes, { config });
-  await app.register(healthRoutes, { db });
+  await app.register(healthRoutes, { ready: () => ping(db) });
   await app.register(sessionRoutes, { config });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });

@@ -4,9 +4,10 @@ import { BRAND_IDS, BRANDS, LANGUAGE_CODES, type Language, loadCatalog } from "@
 import { describe, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
 import type { Recipient } from "../src/mail/greeting.ts";
+import type { MailKind } from "../src/mail/kinds.ts";
 import { MAIL_LOGOS } from "../src/mail/logos.ts";
 import { retryDelay } from "../src/mail/outbox.ts";
-import { type MailInput, type MailKind, renderMail } from "../src/mail/render.ts";
+import { type MailInput, renderMail } from "../src/mail/render.ts";
 import { startServer, tempDir } from "./harness.ts";
 
 const WEB_PUBLIC = join(import.meta.dirname, "../../web/public");

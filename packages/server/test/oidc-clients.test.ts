@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { readClients } from "../src/oidc/clients.ts";
+import { readClients } from "../src/settings/clients.ts";
 import { tempDir } from "./harness.ts";
 
 const SECRET = "a-client-secret-of-at-least-forty-three-characters";

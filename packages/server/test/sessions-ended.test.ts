@@ -3,7 +3,7 @@ import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS, SESSION_IDLE_MS } from "@gateho
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, deleteUser, disableUser } from "../src/accounts/users.ts";
 import { issueCode } from "../src/codes/codes.ts";
-import type { SessionsEnded } from "../src/sessions/ended.ts";
+import type { SessionsEnded } from "../src/events/sessions-ended.ts";
 import { findSession, sessionId, sweepSessions } from "../src/sessions/sessions.ts";
 import { Client, startServer, type TestServer } from "./harness.ts";
 

@@ -14,7 +14,7 @@ export interface AccessLossHook {
   committed?(userId: string, loss: AccessLoss): void;
 }
 
-/** Hooks by database, as the session-end listeners are (sessions/ended.ts): whatever changes an account finds them. */
+/** Hooks by database, as the session-end listeners are (events/sessions-ended.ts): whatever changes an account finds them. */
 const hooks = new WeakMap<Db, Set<AccessLossHook>>();
 
 /** Registers a hook on every account change of `AccessLoss` made on this database object; answers its removal. */

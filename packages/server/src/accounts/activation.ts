@@ -5,7 +5,8 @@ import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
 import { proveMailbox } from "./mailbox.ts";
-import { type Origin, sendActivation } from "./registration.ts";
+import type { Origin } from "./origin.ts";
+import { sendActivation } from "./registration.ts";
 
 export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: CodeRefusal };
 

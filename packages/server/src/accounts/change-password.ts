@@ -1,7 +1,7 @@
 import { type PasswordPolicyCode, routeUrl } from "@gatehouse/contract";
+import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
-import { announceEnded } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { sessionsStore } from "../store/sessions.ts";

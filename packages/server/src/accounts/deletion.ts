@@ -1,10 +1,10 @@
 import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
 import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/codes.ts";
+import { announceEnded } from "../events/sessions-ended.ts";
 import { type MailSite, mailLink } from "../mail/links.ts";
 import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
-import { announceEnded } from "../sessions/ended.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";

@@ -17,10 +17,10 @@ import {
   decoyCodeWork,
   issueCode,
 } from "../codes/codes.ts";
+import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import { counts } from "../metrics/counts.ts";
-import { announceEnded } from "../sessions/ended.ts";
 import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import { recoveryQuotaStore } from "../store/recovery-quota.ts";
@@ -31,10 +31,10 @@ import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
 import { addressKey, normalizeEmail } from "./identifiers.ts";
 import { proveMailbox } from "./mailbox.ts";
+import type { Origin } from "./origin.ts";
 import { codeOwnerContext } from "./password-context.ts";
 import { passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
-import type { Origin } from "./registration.ts";
 import { clearFailures } from "./throttle.ts";
 
 /**

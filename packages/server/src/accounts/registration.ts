@@ -9,27 +9,18 @@ import {
 } from "@gatehouse/contract";
 import type { z } from "zod";
 import { issueCode } from "../codes/codes.ts";
-import type { MailSite } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
 import { normalizeEmail } from "./identifiers.ts";
+import type { Origin } from "./origin.ts";
 import { type PasswordContext, passwordRefusal } from "./password-policy.ts";
 import { hashPassword } from "./passwords.ts";
 import { signupTrial } from "./trials.ts";
 import { insertAccount, type NewAccount } from "./users.ts";
 
 type RegisterInput = z.output<(typeof api.register)["body"]>;
-
-export interface Origin {
-  /** The page's language: a new account keeps it for its mail. */
-  language: string;
-  /** The brand the person acted on (the account's brand at sign-up), and where its mailed links open. */
-  site: MailSite;
-  /** return_to when it passed the allow-list. */
-  returnTo: string | undefined;
-}
 
 /** Is the address's domain one whose people sign in through their company only (spec §5 corporate hint)? */
 export function isCorporateDomain(email: string, corporateDomains: readonly string[]): boolean {

@@ -8,8 +8,8 @@ import {
   registerPasswordRule,
 } from "@gatehouse/contract";
 import { z } from "zod";
+import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
-import { announceEnded } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { sessionsStore } from "../store/sessions.ts";

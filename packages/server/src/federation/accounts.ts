@@ -1,14 +1,15 @@
 import { FEDERATION_PENDING_TTL_MS, type SocialPlatform } from "@gatehouse/contract";
 import { normalizeEmail } from "../accounts/identifiers.ts";
-import { type Origin, sendActivation } from "../accounts/registration.ts";
+import type { Origin } from "../accounts/origin.ts";
+import { sendActivation } from "../accounts/registration.ts";
 import { insertAccount } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
+import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { externalIdentitiesStore } from "../store/external-identities.ts";
 import { federationStore } from "../store/federation.ts";
 import type { FederationPendingRow, UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
-import type { IdentityProvider } from "./providers.ts";
 import { browserKey, type ProviderProfile } from "./relying-party.ts";
 
 /** What a provider's answer leads to: a sign-in, a pending registration or link, or a refusal for the error page. */
@@ -194,6 +195,26 @@ export async function linkIdentity(
     if (isUniqueViolation(error)) throw new IdentityTaken();
     throw error;
   }
+}
+
+/** The pending sign-up or link of a browser (by its session's token), unless it has expired. */
+export function pendingOf(db: Db, sessionToken: string, now: number) {
+  return federationStore.findPending(db, browserKey(sessionToken), now);
+}
+
+/** Takes the browser's pending sign-in once (linking it behind the password); undefined when another request did. */
+export function takePending(db: Db, sessionToken: string, now: number) {
+  return federationStore.consumePending(db, browserKey(sessionToken), now);
+}
+
+/** The identities linked to an account (the profile's list of them). */
+export function identitiesOf(db: Db, userId: string) {
+  return externalIdentitiesStore.listForUser(db, userId);
+}
+
+/** Unlinks an account's identity of a provider, unless it is the account's last way to sign in ("last"). */
+export function unlinkIdentity(db: Db, userId: string, provider: string) {
+  return externalIdentitiesStore.deleteUnlessLast(db, userId, provider);
 }
 
 /** PostgreSQL's unique_violation (23505) or SQLite's UNIQUE constraint. */

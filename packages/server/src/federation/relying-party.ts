@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { emailRule, FEDERATION_FLOW_TTL_MS, firstNameRule, lastNameRule } from "@gatehouse/contract";
 import * as client from "openid-client";
+import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { federationStore } from "../store/federation.ts";
 import type { FederationFlowRow } from "../store/schema.ts";
-import type { IdentityProvider } from "./providers.ts";
 
 /** A provider's answer to wait at most for (discovery, token, profile): a person is waiting on the page. */
 const PROVIDER_TIMEOUT_S = 10;

@@ -1,7 +1,7 @@
 import { onAccessLost } from "../accounts/access-lost.ts";
 import type { DiscourseConfig } from "../config.ts";
+import { onSessionsEnded, type SessionEndReason } from "../events/sessions-ended.ts";
 import { queueJob } from "../jobs/worker.ts";
-import { onSessionsEnded, type SessionEndReason } from "../sessions/ended.ts";
 import type { Db } from "../store/db.ts";
 
 /** The job that signs a person out of the forum (issue #13). */

@@ -1,5 +1,6 @@
 import {
   type BrandId,
+  checkReturnTo,
   DEFAULT_COUNTRY,
   isBrandId,
   isLanguage,
@@ -9,8 +10,10 @@ import {
   pickLanguage,
 } from "@gatehouse/contract";
 import type { FastifyRequest } from "fastify";
-import { type Config, siteOf } from "../config.ts";
+import type { Origin } from "../accounts/origin.ts";
+import type { Config } from "../config.ts";
 import { type MailSite, mailSite } from "../mail/links.ts";
+import { siteOf } from "../settings/sites.ts";
 
 /**
  * The brand an API call is made for: the host name's site from the brands file; outside production the page's
@@ -56,4 +59,18 @@ export function apiLanguage(request: FastifyRequest, source: CountrySource): Lan
   const cookie = request.cookies[LANGUAGE_COOKIE];
   const accepted = languageFromAcceptLanguage(request.headers["accept-language"]);
   return pickLanguage({ cookie: isLanguage(cookie) ? cookie : accepted, country: visitorCountry(request, source) });
+}
+
+/**
+ * The origin of a sign-up: language, the brand's site, and the return address when it is allowed. A path given
+ * as return address resolves on the brand's site, where the mailed link opens.
+ */
+export function originOf(request: FastifyRequest, services: { config: Config }, returnTo: string | undefined): Origin {
+  const { config } = services;
+  const site = requestSite(request, config);
+  return {
+    language: apiLanguage(request, config),
+    site,
+    returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: site.origin }),
+  };
 }

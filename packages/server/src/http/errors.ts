@@ -7,6 +7,7 @@ import {
   englishCatalog,
   type FieldError,
   lookup,
+  type PasswordPolicyCode,
 } from "@gatehouse/contract";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
@@ -148,4 +149,9 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
     );
   }
   socket.destroy(error);
+}
+
+/** The password policy's refusal (ASVS 6.2.4/6.2.11) as an error on the password field. */
+export function passwordRefused(code: PasswordPolicyCode): ApiError {
+  return new ApiError(code, { fields: [{ field: "password", message: `errors.${code}` }] });
 }

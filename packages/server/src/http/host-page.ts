@@ -16,9 +16,10 @@ import {
   UI_PATHS,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
-import { type Config, isLinkedBrandHost, siteOf } from "../config.ts";
+import type { Config } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
-import { tokenOrigins } from "../oidc/legacy.ts";
+import { tokenOrigins } from "../settings/clients.ts";
+import { isLinkedBrandHost, siteOf } from "../settings/sites.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
 import { BRAND_HEAD, brandHeads, NOT_FOUND_PAGE, pageTemplates, readPreloads } from "./host-head.ts";

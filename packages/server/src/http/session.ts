@@ -10,8 +10,8 @@ import type {
 import fp from "fastify-plugin";
 import { issueDeviceCookie } from "../accounts/device-cookies.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
-import { type Config, isLinkedBrandHost } from "../config.ts";
-import { onSessionsEnded, type SessionsEndedListener } from "../sessions/ended.ts";
+import type { Config } from "../config.ts";
+import { onSessionsEnded, type SessionsEndedListener } from "../events/sessions-ended.ts";
 import {
   closeSession,
   csrfMatches,
@@ -20,6 +20,7 @@ import {
   isSessionToken,
   newSessionToken,
 } from "../sessions/sessions.ts";
+import { isLinkedBrandHost } from "../settings/sites.ts";
 import { type Browser, cancelAttempt, findAttempt } from "../signin/attempt.ts";
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow } from "../store/schema.ts";

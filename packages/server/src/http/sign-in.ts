@@ -1,8 +1,9 @@
 import type { OwedStep } from "@gatehouse/contract";
 import { BRANDS, checkReturnTo, type NextStep, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Config, originOfHost, siteOf } from "../config.ts";
-import { tokenOrigins } from "../oidc/legacy.ts";
+import type { Config } from "../config.ts";
+import { tokenOrigins } from "../settings/clients.ts";
+import { originOfHost, siteOf } from "../settings/sites.ts";
 import { signIn, stepDone } from "../signin/attempt.ts";
 import type { Destination, NextContext } from "../signin/next.ts";
 import type { Proof, Verified } from "../signin/proofs.ts";

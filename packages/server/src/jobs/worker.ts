@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
-import { backOff } from "../mail/outbox.ts";
 import type { Db } from "../store/db.ts";
 import { jobsStore } from "../store/jobs.ts";
+import { backOff } from "./back-off.ts";
 import { type PassLoop, startPassLoop } from "./pass-loop.ts";
 
 /** What running a job may say besides success: `JobGone` means done without effect (nothing left to do). */

@@ -1,5 +1,5 @@
 import type { Language } from "@gatehouse/contract";
-import type { MailKind } from "./render.ts";
+import type { MailKind } from "./kinds.ts";
 
 /** The names a mail may greet its recipient by, and whether the recipient has proven the address is theirs. */
 export interface Recipient {

@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
+import { backOff } from "../jobs/back-off.ts";
 import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { Recipient } from "./greeting.ts";
+import type { MailKind } from "./kinds.ts";
 import { type MailSite, mailLink } from "./links.ts";
-import { type MailKind, type RenderedMail, renderMail } from "./render.ts";
+import { type RenderedMail, renderMail } from "./render.ts";
 
 /**
  * Puts a message in the outbox. Call it inside the transaction that makes the change the mail tells of, so
@@ -42,11 +44,6 @@ export async function queueMail(
 /** Exponential back-off: 10 s, 20 s, 40 s … capped at an hour. */
 export function retryDelay(attempts: number): number {
   return backOff(attempts, MAIL_RETRY.firstDelayMs);
-}
-
-/** The same back-off from another first delay (the jobs worker's tests shorten it). */
-export function backOff(attempts: number, firstDelayMs: number): number {
-  return Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), MAIL_RETRY.maxDelayMs);
 }
 
 /** The names a mail may greet a user by, and whether the user has proven the address (greeting.ts). */

@@ -9,6 +9,7 @@ import {
 } from "@gatehouse/contract";
 import { escapeHtml } from "../html.ts";
 import { greetingName, type Recipient } from "./greeting.ts";
+import type { MailKind } from "./kinds.ts";
 import { htmlMail, type MailContent, textMail } from "./layout.ts";
 import type { MailSite } from "./links.ts";
 import { MAIL_LOGOS } from "./logos.ts";
@@ -18,15 +19,6 @@ export interface RenderedMail {
   text: string;
   html: string;
 }
-
-/** The mail kinds and the catalog section each takes its words from. */
-export type MailKind =
-  | "activation"
-  | "password_reset"
-  | "password_changed"
-  | "password_setup"
-  | "deletion_request"
-  | "account_deleted";
 
 /** All nine catalogs, loaded once when the module loads: mail is rendered in the recipient's language. */
 const catalogs = new Map<Language, Catalog>(

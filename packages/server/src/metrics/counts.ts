@@ -34,7 +34,7 @@ const NOTHING: Counts = {
 };
 
 /**
- * Counts by database, as the session-end listeners are found (sessions/ended.ts): the app and the domain functions
+ * Counts by database, as the session-end listeners are found (events/sessions-ended.ts): the app and the domain functions
  * share the database object, so whatever signs in, blocks or queues a mail counts without being handed the app, and
  * two apps in one process (tests) never count into each other's metrics.
  */

@@ -1,8 +1,9 @@
 import { OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { ResourceServer } from "oidc-provider";
-import { type Config, siteOrigins } from "../config.ts";
-import type { ProviderClient } from "./clients.ts";
+import type { Config } from "../config.ts";
+import { legacySites, type ProviderClient } from "../settings/clients.ts";
+import { siteOrigins } from "../settings/sites.ts";
 import { ACCESS_TOKEN_ALG } from "./keys.ts";
 
 /**
@@ -13,26 +14,6 @@ import { ACCESS_TOKEN_ALG } from "./keys.ts";
  * fragment of the site's return address. A site is "legacy" — may receive tokens — when CLIENTS_FILE lists a client
  * marked `legacy` with a redirect URI on its origin; the token's audience is that client's id.
  */
-
-/** Legacy sites by origin: each origin of a legacy client's redirect URIs, and the client_id it belongs to. */
-const sitesOf = new WeakMap<readonly ProviderClient[], ReadonlyMap<string, string>>();
-
-export function legacySites(clients: readonly ProviderClient[]): ReadonlyMap<string, string> {
-  let sites = sitesOf.get(clients);
-  if (!sites) {
-    const entries = clients
-      .filter((client) => client.legacy)
-      .flatMap((client) => client.redirect_uris.map((uri) => [new URL(uri).origin, client.client_id] as const));
-    sites = new Map(entries);
-    sitesOf.set(clients, sites);
-  }
-  return sites;
-}
-
-/** The origins whose return addresses receive a token (the host page tells the web app, HostSettings). */
-export function tokenOrigins(config: Pick<Config, "clients">): string[] {
-  return [...legacySites(config.clients).keys()];
-}
 
 /**
  * The web app as a client: public (it runs in the browser, RFC 9700 §2.1.1: PKCE), first-party (no consent), code

@@ -2,13 +2,12 @@ import { api, BRANDS, trialAddress } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { activateAccount, resendActivation } from "../accounts/activation.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
-import { requestBrand } from "../http/client.ts";
+import { originOf, requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { destinationOf, landingOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
 import { verifyActivation } from "../signin/mailed-code.ts";
-import { originOf } from "./register.ts";
 
 /** Activation by the mailed code, with or without signing in, and resending the link (spec §7). */
 export async function activationRoutes(app: FastifyInstance, { services }: { services: Services }) {

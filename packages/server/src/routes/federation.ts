@@ -3,23 +3,29 @@ import { api, type ErrorPageCode, type NextStep, routeUrl } from "@gatehouse/con
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { normalizeEmail } from "../accounts/identifiers.ts";
 import { audit } from "../audit/audit.ts";
-import { originOfHost } from "../config.ts";
-import { IdentityTaken, linkIdentity, pendingAnswer, registerFromProvider } from "../federation/accounts.ts";
-import { type IdentityProvider, providerForEmail } from "../federation/providers.ts";
-import { browserKey, finishFlow, startFlow } from "../federation/relying-party.ts";
-import { visitorCountry } from "../http/client.ts";
+import {
+  IdentityTaken,
+  identitiesOf,
+  linkIdentity,
+  pendingAnswer,
+  pendingOf,
+  registerFromProvider,
+  takePending,
+  unlinkIdentity,
+} from "../federation/accounts.ts";
+import { finishFlow, startFlow } from "../federation/relying-party.ts";
+import { originOf, visitorCountry } from "../http/client.ts";
+import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
 import { destinationOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
+import { type IdentityProvider, providerForEmail } from "../settings/idps.ts";
+import { originOfHost } from "../settings/sites.ts";
 import { verifyFederated } from "../signin/federated.ts";
 import { verifyPassword } from "../signin/password.ts";
 import { proofOf } from "../signin/proofs.ts";
-import { externalIdentitiesStore } from "../store/external-identities.ts";
-import { federationStore } from "../store/federation.ts";
-import { currentUser } from "./profile.ts";
-import { originOf } from "./register.ts";
 
 /** Redirects that carry codes and addresses: no Referer leaves, nothing is cached (ASVS 14.2.1, 14.3.2). */
 function noTrace(reply: FastifyReply): FastifyReply {
@@ -166,7 +172,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   });
 
   mount(app, api.socialPending, async (request) => {
-    const pending = await federationStore.findPending(db, browserKey(request.session.token), Date.now());
+    const pending = await pendingOf(db, request.session.token, Date.now());
     if (!pending) throw new ApiError("social_invalid_authentication");
     return pendingAnswer(pending);
   });
@@ -194,7 +200,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   // Linking proves the existing account by its password, with the sign-in's throttling (ASVS 6.3.1).
   mount(app, api.socialLink, async (request, reply) => {
     const now = Date.now();
-    const pending = await federationStore.findPending(db, browserKey(request.session.token), now);
+    const pending = await pendingOf(db, request.session.token, now);
     if (pending?.kind !== "link" || normalizeEmail(request.body.email) !== normalizeEmail(pending.email)) {
       throw new ApiError("social_invalid_authentication");
     }
@@ -208,7 +214,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
         detail: "link",
       }),
     );
-    const taken = await federationStore.consumePending(db, pending.browser, now);
+    const taken = await takePending(db, request.session.token, now);
     if (!taken) throw new ApiError("social_invalid_authentication");
     try {
       await linkIdentity(db, proof.user.id, {
@@ -235,7 +241,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
 
   mount(app, api.identities, async (request) => {
     const user = await currentUser(db, request);
-    const identities = await externalIdentitiesStore.listForUser(db, user.id);
+    const identities = await identitiesOf(db, user.id);
     return {
       identities: identities.map((identity) => ({
         provider: identity.provider,
@@ -250,7 +256,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
   // An identity goes only while another way to sign in stays: a password, or another identity.
   mount(app, api.unlinkIdentity, async (request) => {
     const user = await currentUser(db, request);
-    const removed = await externalIdentitiesStore.deleteUnlessLast(db, user.id, request.params.provider);
+    const removed = await unlinkIdentity(db, user.id, request.params.provider);
     if (removed === "missing") throw new ApiError("not_found");
     if (removed === "last") throw new ApiError("identity_last_method");
     await audit(db, "identity_unlinked", {

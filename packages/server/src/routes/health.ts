@@ -1,11 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import { type Db, ping } from "../store/db.ts";
-
-/** Liveness and readiness for load balancers and orchestrators. */
-export const healthRoutes: FastifyPluginAsync<{ db: Db }> = async (app, { db }) => {
+/** Liveness and readiness for load balancers and orchestrators; `ready` asks the database (app.ts passes it). */
+export const healthRoutes: FastifyPluginAsync<{ ready: () => Promise<boolean> }> = async (app, { ready: isReady }) => {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
-    const ready = await ping(db);
+    const ready = await isReady();
     return reply.code(ready ? 200 : 503).send({ status: ready ? "ok" : "unavailable" });
   });
 };

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { api, checkReturnTo, type ErrorPageCode, routeUrl, withTokenFragment } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { mount } from "../http/mount.ts";
-import { legacySites, mintLegacyToken } from "../oidc/legacy.ts";
+import { mintLegacyToken } from "../oidc/legacy.ts";
 import type { Services } from "../services.ts";
+import { legacySites } from "../settings/clients.ts";
 
 /**
  * The answer's headers: a token travels in the Location's fragment, which a browser never sends in a Referer or to

@@ -9,11 +9,12 @@ import { Negotiator } from "@fastify/accept-negotiator";
 import fastifySwagger from "@fastify/swagger";
 import type { FastifyInstance, FastifyRequest, onSendHookHandler } from "fastify";
 import fp from "fastify-plugin";
-import { type Config, siteOrigins } from "../config.ts";
+import type { Config } from "../config.ts";
 import { openapiOptions } from "../http/openapi.ts";
 import { matchesIfNoneMatch } from "../http/page-cache.ts";
 import { DENIED_FEATURES } from "../http/page-headers.ts";
 import { CSRF_HEADER } from "../http/session.ts";
+import { siteOrigins } from "../settings/sites.ts";
 
 /** The document and the viewer's own files change only with a deploy: browsers and shared caches keep them a while. */
 const PUBLIC_CACHE = "public, max-age=300";

@@ -5,14 +5,13 @@ import { changePassword } from "../accounts/change-password.ts";
 import { type PasswordRefusal, passwordCodeStatus, requestRecovery, resetPassword } from "../accounts/recovery.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
-import { requestBrand, requestSite } from "../http/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { originOf, requestBrand, requestSite } from "../http/client.ts";
+import { ApiError, passwordRefused } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { accountIdOf, auditContext, clientMeta } from "../http/session.ts";
 import { afterStep, destinationOf, proven, signInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
 import { verifySetup } from "../signin/mailed-code.ts";
-import { originOf, passwordRefused } from "./register.ts";
 
 function refuse(
   refusal: PasswordRefusal | "current_password_incorrect" | "password_not_allowed" | "user_temporarily_blocked",

@@ -1,26 +1,15 @@
 import { api } from "@gatehouse/contract";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { deleteAccount, requestDeletion } from "../accounts/deletion.ts";
 import { profileOf, updateProfile } from "../accounts/profile.ts";
 import { audit } from "../audit/audit.ts";
 import { requestSite } from "../http/client.ts";
+import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { accountIdOf, auditContext } from "../http/session.ts";
+import { auditContext } from "../http/session.ts";
 import { afterStep } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
-import type { Db } from "../store/db.ts";
-import { usersStore } from "../store/users.ts";
-
-/**
- * The account of an account call: the signed-in user's row (mounted with `session: "required"`), or the sign-in
- * attempt's for the call of the step it owes (issue #24).
- */
-export async function currentUser(db: Db, request: FastifyRequest) {
-  const user = await usersStore.findById(db, accountIdOf(request));
-  if (!user) throw new ApiError("not_authenticated");
-  return user;
-}
 
 /** Profile and account deletion (spec §7, issue #5). */
 export async function profileRoutes(app: FastifyInstance, { services }: { services: Services }) {

@@ -1,32 +1,13 @@
-import { type AnswerOf, api, checkReturnTo, type PasswordPolicyCode } from "@gatehouse/contract";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkEmail, checkPassword, type Origin, registerAccount } from "../accounts/registration.ts";
+import { type AnswerOf, api } from "@gatehouse/contract";
+import type { FastifyInstance } from "fastify";
+import { checkEmail, checkPassword, registerAccount } from "../accounts/registration.ts";
 import { inTrialMode } from "../accounts/trials.ts";
 import { checkHuman } from "../captcha/human.ts";
 import { generateCaptcha } from "../captcha/image.ts";
-import { apiLanguage, requestSite, visitorCountry } from "../http/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { originOf, visitorCountry } from "../http/client.ts";
+import { ApiError, passwordRefused } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import type { Services } from "../services.ts";
-
-/**
- * The origin of a sign-up: language, the brand's site, and the return address when it is allowed. A path given
- * as return address resolves on the brand's site, where the mailed link opens.
- */
-export function originOf(request: FastifyRequest, services: Services, returnTo: string | undefined): Origin {
-  const { config } = services;
-  const site = requestSite(request, config);
-  return {
-    language: apiLanguage(request, config),
-    site,
-    returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: site.origin }),
-  };
-}
-
-/** The password policy's refusal (ASVS 6.2.4/6.2.11) as an error on the password field. */
-export function passwordRefused(code: PasswordPolicyCode): ApiError {
-  return new ApiError(code, { fields: [{ field: "password", message: `errors.${code}` }] });
-}
 
 type BotChallenge = AnswerOf<typeof api.botChallenge>;
 

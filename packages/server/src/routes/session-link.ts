@@ -7,12 +7,12 @@ import {
   SESSION_LINK_STATE_COOKIE,
 } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { isCentralHost, originOfHost, siteOrigins } from "../config.ts";
 import { sendError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { clientMeta } from "../http/session.ts";
 import type { Services } from "../services.ts";
 import { issueLinkCode, randomValue, redeemLinkCode } from "../sessions/links.ts";
+import { isCentralHost, originOfHost, siteOrigins } from "../settings/sites.ts";
 
 const LINK_PATH = "/api/session/link";
 const STATE_SHAPE = /^[A-Za-z0-9_-]{43}$/u;

@@ -1,10 +1,11 @@
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import { type Config, isLinkedBrandHost } from "../config.ts";
+import type { Config } from "../config.ts";
 import { visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { nextContextOf } from "../http/sign-in.ts";
+import { isLinkedBrandHost } from "../settings/sites.ts";
 import { attemptNext } from "../signin/attempt.ts";
 
 /**

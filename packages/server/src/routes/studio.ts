@@ -1,12 +1,12 @@
 import { api, LICENCE_RESOURCE, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { decodeJwt } from "jose";
+import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { signedIn } from "../http/session.ts";
 import { mintLicenceToken } from "../oidc/api-token.ts";
 import type { Services } from "../services.ts";
-import { usersStore } from "../store/users.ts";
 
 /** The parameter the completion page reads its token from (spec §2 SKETCHUP_LOGIN_COMPLETE). */
 const TOKEN_PARAM = "access_token";
@@ -64,8 +64,7 @@ export async function studioRoutes(app: FastifyInstance, { services }: { service
     if (!claims || claims.sub !== session.user_id || !audience.includes(LICENCE_RESOURCE)) {
       throw new ApiError("studio_token_mismatch");
     }
-    const user = await usersStore.findById(services.db, session.user_id);
-    if (!user) throw new ApiError("not_authenticated");
+    const user = await currentUser(services.db, request);
     return { name: `${user.first_name} ${user.last_name}`.trim(), email: user.email };
   });
 }

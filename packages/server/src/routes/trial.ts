@@ -2,10 +2,10 @@ import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { startTrial } from "../accounts/trials.ts";
 import { requestBrand } from "../http/client.ts";
+import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import type { Services } from "../services.ts";
-import { currentUser } from "./profile.ts";
 
 /**
  * Trials (issue #12). A trial-mode sign-in (routes/login.ts) and a trial sign-up's activation (routes/activation.ts)

@@ -1,9 +1,9 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
 import { accountRefusal } from "../accounts/account-status.ts";
+import { announceEnded, type SessionEndReason } from "../events/sessions-ended.ts";
 import type { Db } from "../store/db.ts";
 import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
-import { announceEnded, type SessionEndReason } from "./ended.ts";
 import { hmacSha256 } from "./hmac.ts";
 
 /** A session token: 256 random bits (ASVS 7.2.3), base64url, 43 characters. */

@@ -1,7 +1,7 @@
-import type { Origin } from "../accounts/registration.ts";
+import type { Origin } from "../accounts/origin.ts";
 import { type Resolution, resolveCorporate, resolveSocial } from "../federation/accounts.ts";
-import type { IdentityProvider } from "../federation/providers.ts";
 import type { ProviderProfile } from "../federation/relying-party.ts";
+import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { type Proof, proofOf } from "./proofs.ts";
 

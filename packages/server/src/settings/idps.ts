@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isSocialPlatform, SOCIAL_PLATFORM_NAMES } from "@gatehouse/contract";
 import { z } from "zod";
-import { isLoopbackHost } from "../config.ts";
+import { isLoopbackHost } from "./sites.ts";
 
 const DOMAIN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/u;
 

@@ -8,10 +8,10 @@ import Fastify, {
 } from "fastify";
 import type pg from "pg";
 import { ConfigError, type MetricsConfig } from "../config.ts";
-import { clientErrorHandler, registerErrorHandling, sendError } from "../http/errors.ts";
+import { countOn } from "../metrics/counts.ts";
+import { createMetrics, type Metrics } from "../metrics/registry.ts";
 import type { Db } from "../store/db.ts";
-import { countOn } from "./counts.ts";
-import { createMetrics, type Metrics } from "./registry.ts";
+import { clientErrorHandler, registerErrorHandling, sendError } from "./errors.ts";
 
 export const METRICS_PATH = "/metrics";
 /** The route label of requests no route matched: never the raw URL, so the label's values stay few. */

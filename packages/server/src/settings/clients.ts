@@ -175,3 +175,24 @@ export function readClients(
   if (problems.length > 0) throw make(`CLIENTS_FILE ${path} is invalid:\n${problems.join("\n")}`);
   return parsed.data.clients.map((entry) => toProviderClient(entry, options.defaultBrand));
 }
+
+/** Legacy sites by origin (issue #10 §3, oidc/legacy.ts): each origin of a legacy client's redirect URIs, and its id. */
+const sitesOf = new WeakMap<readonly ProviderClient[], ReadonlyMap<string, string>>();
+
+/** The legacy sites of CLIENTS_FILE: the origins that may receive a token, each with its client's id. */
+export function legacySites(clients: readonly ProviderClient[]): ReadonlyMap<string, string> {
+  let sites = sitesOf.get(clients);
+  if (!sites) {
+    const entries = clients
+      .filter((client) => client.legacy)
+      .flatMap((client) => client.redirect_uris.map((uri) => [new URL(uri).origin, client.client_id] as const));
+    sites = new Map(entries);
+    sitesOf.set(clients, sites);
+  }
+  return sites;
+}
+
+/** The origins whose return addresses receive a token (the host page tells the web app, HostSettings). */
+export function tokenOrigins(config: { clients: readonly ProviderClient[] }): string[] {
+  return [...legacySites(config.clients).keys()];
+}
