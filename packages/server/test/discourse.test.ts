@@ -213,12 +213,19 @@ describe("DiscourseConnect provider (issue #13)", () => {
     expect((await client.get(ssoPath({ sso: "a".repeat(5000), sig: "b" }))).status).toBe(400);
   });
 
-  it("refuses a session that owes a step, the way a site is refused", async () => {
+  it("answers a sign-in that owes a step as a visitor: no session until the step is done (issue #24)", async () => {
     const person = await createPerson(server.app, { requirePasswordUpdate: true });
     const client = await new Client(server.url).start();
-    await client.login(person.email, PASSWORD);
-    const answer = await client.get(ssoPath(forumRequest({ nonce: nonce(), return_sso_url: returnUrl })));
-    expectErrorObject(answer, 403, "sign_in_step_required");
+    const sso = ssoPath(forumRequest({ nonce: nonce(), return_sso_url: returnUrl }));
+    const login = await client.post("/api/account/login", { email: person.email, password: PASSWORD, returnTo: sso });
+    expect(login.json.next.kind).toBe("step");
+    expectErrorObject(await client.get(sso), 401, "not_authenticated");
+    const changed = await client.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Copper-Lantern-91!",
+    });
+    expect(changed.json.next).toMatchObject({ kind: "return" });
+    expect((await client.get(sso)).status).toBe(200);
   });
 
   async function forumUser(client: Client) {

@@ -126,9 +126,14 @@ describe("social sign-in: a new person", () => {
       newsletterSubscription: true,
     });
     expect(created.status).toBe(200);
-    expect(created.json).toEqual({ email, fullName: "Grace Hopper", activation: false });
+    expect(created.json).toEqual({
+      email,
+      fullName: "Grace Hopper",
+      activation: false,
+      next: { kind: "return", url: "https://www.gatehouse.example/app" },
+    });
     const session = await client.get("/api/session");
-    expect(session.json).toMatchObject({ Email: email, FirstName: "Grace", RequiredStep: null });
+    expect(session.json).toMatchObject({ Email: email, FirstName: "Grace" });
     expect((await server.app.db.selectFrom("outbox").select("id").execute()).length).toBe(mailsBefore);
     const user = await server.app.db
       .selectFrom("users")
@@ -150,7 +155,8 @@ describe("social sign-in: a new person", () => {
       email: unique(),
       subject: (await identityOf(user.id)).subject,
     });
-    expect(back.location.pathname).toBe("/");
+    // No return address: the landing page of this host (the development brands file's: the account page).
+    expect(back.location.pathname).toBe("/profile/edit");
     expect((await again.get("/api/session")).json).toMatchObject({ Email: email });
   });
 
@@ -222,13 +228,18 @@ describe("social sign-in: an address that belongs to an account", () => {
       "social_invalid_authentication",
     );
     const linked = await client.post("/api/account/social/link", { email, password: "Correct-Horse-42" });
-    expect(linked.json).toEqual({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false });
+    expect(linked.json).toEqual({
+      RequiredPasswordUpdate: false,
+      RequiredProfileUpdate: false,
+      next: { kind: "landing", url: "/profile/edit" },
+    });
     expect((await client.get("/api/session")).json).toMatchObject({ Email: email });
     expect((await identities(user.id)).map((row) => row.provider)).toEqual(["google"]);
 
     const again = await fresh();
     const back = await throughProvider(again, "google", { email });
-    expect(back.location.pathname).toBe("/");
+    // No return address: the landing page of this host (the development brands file's: the account page).
+    expect(back.location.pathname).toBe("/profile/edit");
     expect((await again.get("/api/session")).json).toMatchObject({ Email: email });
   });
 
@@ -307,7 +318,7 @@ describe("social sign-in: someone else's address (pre-account takeover)", () => 
     const person = await strangerRegisters(email);
     const code = await mailedCode(email, "/account/activate");
     expect((await person.post("/api/account/activate", { activationCode: code })).status).toBe(200);
-    expect((await strangerSignsIn(email)).pathname).toBe("/");
+    expect((await strangerSignsIn(email)).pathname).toBe("/profile/edit");
   });
 
   it("the owner's password set-up through Forgot your password? removes the stranger's identity", async () => {
@@ -331,7 +342,9 @@ describe("social sign-in: someone else's address (pre-account takeover)", () => 
     await strangerRegisters(email);
     const owner = await fresh();
     const start = await owner.post("/api/account/federated/login", { email });
-    expect((await followCallback(owner, await signInAtStandIn(start.json.redirect_to, { email }))).pathname).toBe("/");
+    expect((await followCallback(owner, await signInAtStandIn(start.json.redirect_to, { email }))).pathname).toBe(
+      "/profile/edit",
+    );
     expect((await strangerSignsIn(email)).searchParams.get("error_code")).toBe("social_account_exists");
   });
 
@@ -348,14 +361,19 @@ describe("social sign-in: someone else's address (pre-account takeover)", () => 
 });
 
 describe("social sign-in: refusals", () => {
-  it("lands on the error page when the provider refuses or fails", async () => {
-    for (const action of ["cancel", "fail"] as const) {
-      const client = await fresh();
-      const { location } = await throughProvider(client, "google", { email: unique(), action });
-      expect(location.pathname).toBe("/error");
-      expect(location.searchParams.get("error_code")).toBe("social_idp_error");
-      expect((await client.get("/api/session")).status).toBe(204);
-    }
+  it("lands on the error page when the provider fails, and back on sign-in, calmly, when the person cancels", async () => {
+    const failed = await fresh();
+    const { location } = await throughProvider(failed, "google", { email: unique(), action: "fail" });
+    expect(location.pathname).toBe("/error");
+    expect(location.searchParams.get("error_code")).toBe("social_idp_error");
+    expect((await failed.get("/api/session")).status).toBe(204);
+    // Issue #24 §3: Cancel at the provider (access_denied) is no error: the sign-in page, which says so.
+    const cancelled = await fresh();
+    const back = await throughProvider(cancelled, "google", { email: unique(), action: "cancel" });
+    expect(back.location.pathname).toBe("/");
+    expect(back.location.searchParams.get("cancelled")).toBe("google");
+    expect(back.location.searchParams.has("error_code")).toBe(false);
+    expect((await cancelled.get("/api/session")).status).toBe(204);
   });
 
   it("refuses a tampered state, a replayed answer, another browser's answer and another issuer's", async () => {
@@ -455,16 +473,20 @@ describe("corporate sign-in", () => {
     expect(url.searchParams.get("login_hint")).toBe(email);
     const callback = await signInAtStandIn(url.href, { email, firstName: "Joan", lastName: "Clarke" });
     const location = await followCallback(client, callback);
-    expect(location.pathname).toBe("/");
+    // No country from the company: the profile asks for it first (spec §4), as the sign-in attempt's step; then
+    // the sign-in goes on where it was going (issue #24 §3).
+    expect(location.pathname).toBe("/profile/edit");
+    expect(location.searchParams.get("required_profile_update")).toBe("true");
     expect(location.searchParams.get("return_to")).toBe("https://www.gatehouse.example/after");
-    const session = (await client.get("/api/session")).json;
-    // No country from the company: the profile asks for it first (spec §4).
-    expect(session).toMatchObject({
-      Email: email,
-      FirstName: "Joan",
-      LastName: "Clarke",
-      RequiredStep: "profile_update",
+    expect((await client.get("/api/session")).status).toBe(204);
+    expect((await client.get("/api/account/profile")).json).toMatchObject({ firstName: "Joan", lastName: "Clarke" });
+    const saved = await client.request("PUT", "/api/account/profile", {
+      firstName: "Joan",
+      lastName: "Clarke",
+      countryCode: "GB",
     });
+    expect(saved.json).toEqual({ next: { kind: "return", url: "https://www.gatehouse.example/after" } });
+    expect((await client.get("/api/session")).json).toMatchObject({ Email: email, FirstName: "Joan" });
     const user = await server.app.db
       .selectFrom("users")
       .selectAll()
@@ -480,7 +502,7 @@ describe("corporate sign-in", () => {
     const client = await fresh();
     const start = await client.post("/api/account/federated/login", { email });
     const location = await followCallback(client, await signInAtStandIn(start.json.redirect_to, { email }));
-    expect(location.pathname).toBe("/");
+    expect(location.pathname).toBe("/profile/edit");
     const user = await server.app.db
       .selectFrom("users")
       .selectAll()
@@ -532,7 +554,9 @@ describe("corporate sign-in", () => {
       client,
       await signInAtStandIn(again.json.redirect_to, { email: unique("acme.example"), action: "cancel" }),
     );
-    expect(cancelled.pathname).toBe("/corporate_login/error");
+    // Cancel at the company's provider: back on the corporate sign-in, calmly (issue #24 §3).
+    expect(cancelled.pathname).toBe("/corporate_login");
+    expect(cancelled.searchParams.get("cancelled")).toBe("acme");
     expect((await client.get("/api/session")).status).toBe(204);
   });
 });

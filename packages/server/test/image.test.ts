@@ -134,6 +134,8 @@ describe("the image's steps, carried out as the Dockerfile says", () => {
       "Ann",
       "--last",
       "Lee",
+      "--country",
+      "DE",
     );
     // The country header of compose's COUNTRY_HEADER, believed from the peer TRUST_PROXY trusts (here, the test).
     const client = await new Client(base, { "CF-IPCountry": "DE" }).start();

@@ -56,7 +56,11 @@ describe("POST /api/account/login", () => {
     const c = await client();
     const answer = await c.login("ann@example.com", PASSWORD);
     expect(answer.status).toBe(200);
-    expect(LoginAnswer.parse(answer.json)).toEqual({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false });
+    expect(LoginAnswer.parse(answer.json)).toEqual({
+      RequiredPasswordUpdate: false,
+      RequiredProfileUpdate: false,
+      next: { kind: "landing", url: "/profile/edit" },
+    });
     expect((await c.get("/api/session")).json.Email).toBe("ann@example.com");
   });
 
@@ -66,7 +70,11 @@ describe("POST /api/account/login", () => {
 
   it("says RequiredProfileUpdate for an account without names", async () => {
     const answer = await (await client()).login("noprofile@example.com", PASSWORD);
-    expect(answer.json).toEqual({ RequiredPasswordUpdate: false, RequiredProfileUpdate: true });
+    expect(answer.json).toEqual({
+      RequiredPasswordUpdate: false,
+      RequiredProfileUpdate: true,
+      next: { kind: "step", url: "/profile/edit?required_profile_update=true" },
+    });
   });
 
   it("says RequiredPasswordUpdate when the account must choose a new password", async () => {

@@ -437,12 +437,30 @@ describe("openid-client as a relying party of the running provider", () => {
     }
   });
 
-  it("never lets a person who owes a password change reach a site through the provider", async () => {
+  it("lets a person who owes a password change reach a site only once it is done (issue #24)", async () => {
     const person = await createPerson(server.app, { requirePasswordUpdate: true });
     const browser = new Browser(server);
-    await browser.signIn(person.email);
+    await browser.start();
     const request = await codeRequest(site, SITE_CALLBACK);
-    await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 403, code: "sign_in_step_required" });
+    // The sign-in made for the site owes the step: its next is the step's screen, and no session is open.
+    const answer = await browser.post("/api/account/login", {
+      email: person.email,
+      password: PASSWORD,
+      returnTo: "/service_login",
+    });
+    expect(answer.json.next).toEqual({
+      kind: "step",
+      url: `/account/password-change?required_password_update=true&return_to=${encodeURIComponent(`${server.url}/service_login`)}`,
+    });
+    await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 401, code: "not_authenticated" });
+    // Done, it goes back to the provider's sign-in, which finishes for the site.
+    const changed = await browser.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Copper-Lantern-91!",
+    });
+    expect(changed.json).toEqual({ next: { kind: "provider", url: "/service_login" } });
+    const callback = await browser.authorize(request.url);
+    expect((await oidc.authorizationCodeGrant(site, callback, request.checks)).access_token).toBeTruthy();
   });
 
   it("shows the sign-in in the client's brand and asks a client that is not the vendor's own for consent", async () => {

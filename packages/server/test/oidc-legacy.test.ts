@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { webClient } from "../src/oidc/legacy.ts";
 import { expectErrorObject } from "./harness.ts";
-import { Browser, createPerson, type OidcServer, readJson, SITE_SECRET, startOidcServer } from "./oidc-harness.ts";
+import {
+  Browser,
+  createPerson,
+  type OidcServer,
+  PASSWORD,
+  readJson,
+  SITE_SECRET,
+  startOidcServer,
+} from "./oidc-harness.ts";
 
 /** A legacy site: its host is on the default brands file's return list, and its client is marked legacy. */
 const LEGACY_ORIGIN = "https://www.archviz.example";
@@ -198,14 +206,27 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 Â
     expectErrorObject(await browser.get("/api/legacy_token?continue=a&continue=b"), 400, "invalid_request");
   });
 
-  it("GET /api/legacy_token sends a person who owes a password change through sign-in first", async () => {
-    const { browser } = await signedIn({ requirePasswordUpdate: true });
+  it("gives a person who owes a password change no token: the sign-in's next is the step, then the legacy flow", async () => {
+    const person = await createPerson(server.app, { requirePasswordUpdate: true });
+    const browser = new Browser(server);
+    await browser.start();
     const destination = `${LEGACY_ORIGIN}/x`;
+    const login = await browser.post("/api/account/login", {
+      email: person.email,
+      password: PASSWORD,
+      returnTo: destination,
+    });
+    expect(login.json.next.kind).toBe("step");
+    // No session yet: the legacy token is refused (the error page), never minted for an unfinished sign-in.
     const answer = await browser.get(`/api/legacy_token?continue=${encodeURIComponent(destination)}`);
     expect(answer.status).toBe(302);
     const location = new URL(String(answer.headers.get("location")), server.url);
-    expect(location.pathname).toBe("/");
-    expect(location.searchParams.get("return_to")).toBe(destination);
+    expect(location.searchParams.get("error_code")).toBe("legacy_invalid_authentication");
     expect(location.hash).toBe("");
+    const changed = await browser.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Copper-Lantern-91!",
+    });
+    expect(changed.json).toEqual({ next: { kind: "legacy", url: destination } });
   });
 });

@@ -64,6 +64,7 @@ describe("GET /api/openapi.json", () => {
     expect(resolved(operation(api.login).responses["200"].content["application/json"].schema).required).toEqual([
       "RequiredPasswordUpdate",
       "RequiredProfileUpdate",
+      "next",
     ]);
   });
 

@@ -58,6 +58,9 @@ describe("two nodes on one PostgreSQL, one code sent to both at once", () => {
       const user = await createUser(first().app.db, {
         email: `${crypto.randomUUID()}@example.com`,
         password: "Granite-Kettle-58",
+        firstName: "Race",
+        lastName: "Condition",
+        countryCode: "DE",
         status: "pending",
       });
       const code = await issueCode(first().app.db, user.id, "activation", ACTIVATION_TTL_MS);

@@ -108,7 +108,7 @@ describe.each([
       auth_time: 1,
       auth_method: "password" as const,
       idp: null,
-      pending_step: null,
+      amr: "pwd",
     };
     await sessionsStore.insert(db, session);
     expect(await sessionsStore.findWithUser(db, session.id)).toMatchObject({
@@ -250,7 +250,6 @@ describe.each([
       auth_time: 0,
       auth_method: "password" as const,
       idp: null,
-      pending_step: null,
     };
     await sessionsStore.insert(db, { ...base, id: `live-${row.id}`, last_seen_at: 900, expires_at: 5000 });
     await sessionsStore.insert(db, { ...base, id: `old-${row.id}`, last_seen_at: 900, expires_at: 999 });
@@ -293,15 +292,14 @@ describe.each([
       id,
       user_id: row.id,
       created_at: 1,
-      last_seen_at: 1,
-      expires_at: 10,
+      last_seen_at: 900,
+      expires_at: 5000,
       ip: "",
       user_agent: "",
       auth_time: 1,
       auth_method: "social",
       idp: "google",
       amr: "fed",
-      pending_step: null,
     });
     expect(await sessionsStore.findWithUser(db, id)).toMatchObject({
       auth_method: "social",

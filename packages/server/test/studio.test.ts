@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { LICENCE_RESOURCE, LICENCE_SCOPE, LICENCE_TOKEN_TTL_S } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Browser, createPerson, type OidcServer, readJson, startOidcServer } from "./oidc-harness.ts";
+import { Browser, createPerson, type OidcServer, PASSWORD, readJson, startOidcServer } from "./oidc-harness.ts";
 
 /** GET /api/studio/complete (issue #13): the end of the studio sign-in, a redirect for every outcome. */
 describe("GET /api/studio/complete", () => {
@@ -110,16 +110,25 @@ describe("GET /api/studio/complete", () => {
     expect((await anonymous.get("/api/studio/account", { authorization: `Bearer ${token}` })).status).toBe(401);
   });
 
-  it("sends a person who owes a password change through sign-in, then back here", async () => {
+  it("mints nothing for a sign-in that owes a step; its next is the step, then back here (issue #24)", async () => {
     const person = await createPerson(server.app, { requirePasswordUpdate: true });
     const browser = new Browser(server);
-    await browser.signIn(person.email);
+    await browser.start();
+    const login = await browser.post("/api/account/login", {
+      email: person.email,
+      password: PASSWORD,
+      returnTo: "/api/studio/complete",
+    });
+    expect(login.json.next.kind).toBe("step");
     const answer = await complete(browser);
-    expect(answer.status).toBe(302);
-    const location = where(answer);
-    expect(location.pathname).toBe("/");
-    expect(location.searchParams.get("return_to")).toBe("/api/studio/complete");
-    expect(location.searchParams.has("access_token")).toBe(false);
+    expect(where(answer).pathname).toBe("/trimble/login");
+    expect(where(answer).searchParams.has("access_token")).toBe(false);
+    const changed = await browser.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Copper-Lantern-91!",
+    });
+    expect(changed.json.next).toEqual({ kind: "return", url: `${server.url}/api/studio/complete` });
+    expect(where(await complete(browser)).searchParams.has("access_token")).toBe(true);
   });
 });
 

@@ -231,7 +231,10 @@ describe("trial-mode sign-in", () => {
         isTrial: true,
         productCode: "RENDER",
       });
-      expect(answer.json).toEqual({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false });
+      expect(answer.json).toMatchObject({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false });
+      // Spec §4: in trial mode, the trial's address (not a new account), on the engine brand the page asked for.
+      expect(new URL(answer.json.next.url).searchParams.get("isNewAccount")).toBe("false");
+      expect(answer.json.next.url).toContain("productCode=RENDER");
     }
     expect(await trialsOf("trial-login@example.com")).toMatchObject([{ product_code: "RENDER", brand: "engine" }]);
   });

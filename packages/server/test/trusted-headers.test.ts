@@ -17,7 +17,13 @@ beforeAll(async () => {
   servers.proxy = await startServer({ env: { TRUST_PROXY: "true" } });
   servers.elsewhere = await startServer({ env: { TRUST_PROXY: "10.0.0.0/8, 192.168.1.1" } });
   for (const server of Object.values(servers))
-    await createUser(server.app.db, { email: "cn@example.com", password: PASSWORD, countryCode: "CN" });
+    await createUser(server.app.db, {
+      email: "cn@example.com",
+      password: PASSWORD,
+      firstName: "Li",
+      lastName: "Wei",
+      countryCode: "CN",
+    });
 });
 afterAll(() => Promise.all(Object.values(servers).map((s) => s.close())));
 

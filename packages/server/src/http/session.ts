@@ -175,26 +175,34 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 
   /**
    * Hands the browser a session the sign-in core opened (signin/attempt.ts) or a redeemed link code carried here
-   * (sessions/links.ts): its cookie and CSRF token. A sign-in (`trusted`: the account's address) also trusts the
-   * browser for that account from now on with a fresh device cookie, and on a brand host makes the next page load
-   * ask the central host again (issue #10 §5), so the sign-in reaches every host.
+   * (sessions/links.ts): its cookie and CSRF token. A sign-in (`signedInNow`) on a brand host also makes the next
+   * page load ask the central host again (issue #10 §5), so the sign-in reaches every host.
    */
-  function adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, trusted?: string) {
+  function adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, signedInNow = false) {
     request.session = { token, user: undefined };
     setCookie(reply, token);
     sendCsrfToken(request, reply);
-    if (trusted === undefined) return;
-    if (isLinkedBrandHost(config, request.hostname)) reply.clearCookie(SESSION_LINK_MARKER_COOKIE, { path: "/" });
+    if (signedInNow && isLinkedBrandHost(config, request.hostname)) {
+      reply.clearCookie(SESSION_LINK_MARKER_COOKIE, { path: "/" });
+    }
+  }
+  app.decorate("adoptSession", adoptSession);
+
+  /**
+   * A proof of the account was given in this browser (a sign-in, finished or owing a step): the browser is trusted
+   * for that account from now on with a fresh device cookie, and keeps its own allowance of wrong passwords
+   * (docs/decisions.md "Sign-in throttling").
+   */
+  app.decorate("trustBrowser", (reply: FastifyReply, address: string) => {
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
-    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, trusted), {
+    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, address), {
       path: "/",
       httpOnly: true,
       sameSite: "strict",
       secure,
       maxAge: DEVICE_TRUST_MS / 1000,
     });
-  }
-  app.decorate("adoptSession", adoptSession);
+  });
 
   /** The browser a sign-in happens in (signin/attempt.ts): its cookie's token, its signed-in session, its client. */
   app.decorate(
@@ -256,7 +264,8 @@ declare module "fastify" {
     onSessionsEnded(listener: SessionsEndedListener): () => void;
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-    adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, trusted?: string): void;
+    adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, signedInNow?: boolean): void;
+    trustBrowser(reply: FastifyReply, address: string): void;
     signedInToken(request: FastifyRequest): Promise<string | undefined>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }

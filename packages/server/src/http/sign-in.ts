@@ -76,7 +76,8 @@ export async function signInBrowser(
   const { request, reply } = exchange;
   const outcome = await signIn(db, proof, await app.browserOf(request), destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) app.adoptSession(request, reply, outcome.session, proof.user.email_normalized);
+  app.trustBrowser(reply, proof.user.email_normalized);
+  if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
   return outcome.next;
 }
 
@@ -98,6 +99,6 @@ export async function afterStep(
   const browser = await app.browserOf(request);
   const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) app.adoptSession(request, reply, outcome.session, user.email_normalized);
+  if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
   return { next: outcome.next };
 }
