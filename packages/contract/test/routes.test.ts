@@ -88,7 +88,8 @@ describe("gateway endpoints (spec §7)", () => {
         "isEnscapeTrial",
       ]),
     );
-    expect(Object.keys(api.login.answer.shape)).toEqual(["RequiredPasswordUpdate", "RequiredProfileUpdate"]);
+    // Spec §7's two flags, and our `next` (issue #24).
+    expect(Object.keys(api.login.answer.shape)).toEqual(["RequiredPasswordUpdate", "RequiredProfileUpdate", "next"]);
     expect(Object.keys(api.session.answer.def.innerType.shape)).toEqual([
       "ID",
       "UserGUID",

@@ -41,17 +41,21 @@ const headersOf = (call: { init: RequestInit } | undefined) => (call?.init.heade
 const json = (body: string, status: number, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
 
+const SIGNED_IN = {
+  RequiredPasswordUpdate: false,
+  RequiredProfileUpdate: true,
+  next: { kind: "step", url: "/profile/edit?required_profile_update=true" },
+};
+
 describe("the gateway client (spec §7, §8)", () => {
   it("fetches a CSRF token before its first state-changing call, then sends it with credentials and the language", async () => {
     const { client, calls } = setup((url) =>
       url.endsWith("/session")
         ? new Response(null, { status: 204, headers: { "x-csrf-token": "tok-1" } })
-        : json(JSON.stringify({ RequiredPasswordUpdate: false, RequiredProfileUpdate: true }), 200, {
-            "x-csrf-token": "tok-2",
-          }),
+        : json(JSON.stringify(SIGNED_IN), 200, { "x-csrf-token": "tok-2" }),
     );
     const answer = await client.call(api.login, { body: { email: "a@b.co", password: "secret1" } });
-    expect(answer).toEqual({ RequiredPasswordUpdate: false, RequiredProfileUpdate: true });
+    expect(answer).toEqual(SIGNED_IN);
     expect(calls.map((c) => c.url)).toEqual([
       "https://login.example/api/session",
       "https://login.example/api/account/login",

@@ -76,8 +76,8 @@ export async function signInBrowser(
   const { request, reply } = exchange;
   const outcome = await signIn(db, proof, await app.browserOf(request), destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  app.trustBrowser(reply, proof.user.email_normalized);
   if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
+  app.trustBrowser(reply, proof.user.email_normalized);
   return outcome.next;
 }
 
