@@ -98,8 +98,6 @@ describe("gateway endpoints (spec §7)", () => {
       "LastName",
       "Location",
       "Linked",
-      // Our addition (issue #10 §1): the step the session owes.
-      "RequiredStep",
     ]);
   });
 });
