@@ -210,9 +210,24 @@ describe("social sign-in: an address that belongs to an account", () => {
 });
 
 describe("social sign-in: the provider says no", () => {
-  it.each([["Cancel"], ["Fail"]] as const)("%s at the provider lands on the error page, signed out", async (button) => {
+  it("Cancel at the provider returns to sign-in with a calm notice, keeping the return address (issue #24 §3)", async () => {
+    const { page, context } = await open(TO_PROFILE);
+    await signInWith(page, "google", { email: uniqueEmail("cancelled"), button: "Cancel" });
+    await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
+    const notice = page.getByText(
+      "You cancelled the sign-in with Google. Choose another way to sign in, or try again.",
+    );
+    await notice.waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.getByText(/^Ref: /u).count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get("return_to")).toBe("/profile/edit");
+    expect(await sessionEmail(page)).toBeUndefined();
+    await context.close();
+  });
+
+  it("Fail at the provider lands on the error page, signed out", async () => {
     const { page, context } = await open("/");
-    await signInWith(page, "google", { email: uniqueEmail("refused"), button });
+    await signInWith(page, "google", { email: uniqueEmail("refused"), button: "Fail" });
     await page.getByRole("heading", { name: "Sign-in failed" }).waitFor();
     await page.getByText("An error has occurred during authentication. Try to sign in again.").waitFor();
     expect(await sessionEmail(page)).toBeUndefined();
@@ -281,17 +296,22 @@ describe("corporate sign-in", () => {
     await page.getByLabel("Corporate email").press("Enter");
     const hint = await atProvider(page, fx.idp, { firstName: "Joan", lastName: "Clarke" });
     expect(hint).toBe(email);
-    // No country from the company: Edit account asks for it first (spec §4).
+    // No country from the company: the profile step says why it asks (issue #24 §3), before any session opens.
     await page.getByRole("heading", { name: "Edit account" }).waitFor();
-    expect(await sessionEmail(page)).toBe(email);
+    await page.getByText("Your account has no country yet. Select your country and save to continue.").waitFor();
+    expect(await sessionEmail(page)).toBeUndefined();
     expect(await page.getByLabel("First name").inputValue()).toBe("Joan");
-    await page.getByRole("combobox", { name: "Country" }).selectOption("GB");
+    const country = page.getByRole("combobox", { name: "Country" });
+    expect(await country.locator("option:checked").textContent()).toBe("Select your country");
+    await country.selectOption("GB");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Your profile was updated!").waitFor();
+    // Saved, the sign-in is finished and goes on where it was going: the account page (this host's landing).
     await page
       .getByRole("region", { name: "Linked sign-in methods" })
       .getByText("Acme Corporation", { exact: true })
       .waitFor();
+    expect(await sessionEmail(page)).toBe(email);
+    expect(await page.getByText("Your account has no country yet.", { exact: false }).count()).toBe(0);
     await context.close();
   });
 
@@ -308,12 +328,26 @@ describe("corporate sign-in", () => {
     await context.close();
   });
 
+  it("Cancel at the company's provider returns to the corporate page with a calm notice (issue #24 §3)", async () => {
+    const email = uniqueEmail("cancel").replace("@example.com", "@acme.example");
+    const { page, context } = await open("/corporate_login");
+    await page.getByLabel("Corporate email").fill(email);
+    await page.getByRole("button", { name: "Next" }).click();
+    await atProvider(page, fx.idp, { button: "Cancel" });
+    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page
+      .getByText("You cancelled the sign-in with your company. Enter your corporate email to try again.")
+      .waitFor();
+    expect(await page.getByText(/^Ref: /u).count()).toBe(0);
+    await context.close();
+  });
+
   it("the company refusing lands on the corporate error page, with Try again", async () => {
     const email = uniqueEmail("refused").replace("@example.com", "@acme.example");
     const { page, context } = await open("/corporate_login");
     await page.getByLabel("Corporate email").fill(email);
     await page.getByRole("button", { name: "Next" }).click();
-    await atProvider(page, fx.idp, { button: "Cancel" });
+    await atProvider(page, fx.idp, { button: "Fail" });
     await page.getByRole("heading", { name: "Corporate sign-in failed" }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/corporate_login/error");
     expect(await page.title()).toBe("Sign-in failed | Gatehouse");

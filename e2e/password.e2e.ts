@@ -114,7 +114,13 @@ describe("passwords", () => {
   it("sends a user who must change the password there from sign-in, with the merge banner and no back link", async () => {
     const email = uniqueEmail("merge");
     await create(email, "--must-change-password");
-    const { page, context } = await visit(fx.browser, "/", {}, fx.service.baseUrl);
+    const returnTo = "/account/recover";
+    const { page, context } = await visit(
+      fx.browser,
+      `/?return_to=${encodeURIComponent(returnTo)}`,
+      {},
+      fx.service.baseUrl,
+    );
     await signIn(page, email, OLD);
     await page.getByRole("heading", { name: "Change password" }).waitFor();
     expect(new URL(page.url()).searchParams.get("required_password_update")).toBe("true");
@@ -124,39 +130,50 @@ describe("passwords", () => {
     await page.getByLabel("New password", { exact: true }).fill(NEW);
     await page.getByRole("button", { name: "Change Password" }).click();
     await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
+    // Issue #24: the change finished the sign-in; the server's next is where it was going.
+    await page.waitForURL((url) => url.pathname === returnTo);
+    const session = await page.evaluate(async () => (await fetch("/api/session")).status);
+    expect(session).toBe(200);
     await context.close();
   });
 
-  it("keeps a user who must change the password on that screen, whatever address is typed or reloaded", async () => {
+  it("opens no session for a user who must change the password until it is done (issue #24)", async () => {
     const email = uniqueEmail("owed");
     await create(email, "--must-change-password");
     const { page, context } = await visit(fx.browser, "/", {}, fx.service.baseUrl);
     await signIn(page, email, OLD);
     await page.getByRole("heading", { name: "Change password" }).waitFor();
-    // Issue #10 §1: the session owes the step on the server, so neither a typed address nor a reload skips it.
-    for (const typed of ["/profile/edit", "/account/delete", "/register", "/", "/profile/edit?theme=cloud"]) {
-      await page.goto(typed);
-      await page.getByRole("heading", { name: "Change password" }).waitFor();
-      expect(new URL(page.url()).pathname, typed).toBe("/account/password-change");
-      expect(new URL(page.url()).searchParams.get("required_password_update"), typed).toBe("true");
-    }
-    // The account calls behind those screens refuse the session too.
-    const profile = await page.evaluate(async () => (await fetch("/api/account/profile")).status);
-    expect(profile).toBe(403);
+    // The sign-in is an attempt on the server, not a session: every other screen and call sees a visitor.
+    const answers = await page.evaluate(async () => ({
+      session: (await fetch("/api/session")).status,
+      profile: (await fetch("/api/account/profile")).status,
+    }));
+    expect(answers).toEqual({ session: 204, profile: 401 });
+    await page.goto("/profile/edit");
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    // The step's own screen still serves the attempt, after a reload too.
+    await page.goBack();
     await page.reload();
     await page.getByRole("heading", { name: "Change password" }).waitFor();
     await page.getByLabel("Current password", { exact: true }).fill(OLD);
     await page.getByLabel("New password", { exact: true }).fill(NEW);
     await page.getByRole("button", { name: "Change Password" }).click();
     await page.getByText("Password successfully updated. Redirecting you to login page...").waitFor();
-    // Signed out after the change; the new password signs in and the profile opens.
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
-    // Signed in from a page that returns to the profile: a typed address right after the sign-in would race the
-    // app's own redirect to the brand's home page.
-    await page.goto(`/?return_to=${encodeURIComponent("/profile/edit")}`);
-    expect((await signIn(page, email, NEW)).status()).toBe(200);
+    // No return address: this host's landing, the account page (the development brands file's localhost).
+    await page.waitForURL((url) => url.pathname === "/profile/edit");
     await page.getByLabel("First name").waitFor();
-    expect(new URL(page.url()).pathname).toBe("/profile/edit");
+    await context.close();
+  });
+
+  it("sends a visitor who opens the step's address without a sign-in to sign in", async () => {
+    const { page, context } = await visit(
+      fx.browser,
+      "/account/password-change?required_password_update=true",
+      {},
+      fx.service.baseUrl,
+    );
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
     await context.close();
   });
 

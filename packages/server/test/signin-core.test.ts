@@ -194,6 +194,15 @@ describe("a sign-in attempt (signin/attempt.ts)", () => {
     ).toEqual([]);
   });
 
+  it("continues nothing for an account disabled meanwhile", async () => {
+    const user = await account({ requirePasswordUpdate: true });
+    const browser = { token: newSessionToken(), client: CLIENT };
+    await signIn(db(), proofOf(user, "password"), browser, { landing: "/x" }, CONTEXT);
+    expect(await findAttempt(db(), browser.token)).toBeDefined();
+    await disableUser(db(), user);
+    expect(await findAttempt(db(), browser.token)).toBeUndefined();
+  });
+
   it("expires: an attempt left longer than SIGN_IN_ATTEMPT_TTL_MS is gone", async () => {
     const user = await account({ requirePasswordUpdate: true });
     const browser = { token: newSessionToken(), client: CLIENT };

@@ -14,8 +14,15 @@ export const signInAttemptsStore = {
       .execute();
   },
 
+  /** The attempt while it lives and its account is active (one disabled meanwhile continues nothing). */
   find: async (db: Db, id: string, now: number): Promise<SignInAttemptRow | undefined> => {
-    const row = await db.selectFrom("sign_in_attempts").selectAll().where("id", "=", id).executeTakeFirst();
+    const row = await db
+      .selectFrom("sign_in_attempts")
+      .innerJoin("users", "users.id", "sign_in_attempts.user_id")
+      .selectAll("sign_in_attempts")
+      .where("sign_in_attempts.id", "=", id)
+      .where("users.status", "=", "active")
+      .executeTakeFirst();
     return row && row.expires_at > now ? row : undefined;
   },
 

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { useNavigate } from "../../app/routing.tsx";
+import { refreshSession } from "../../app/session.ts";
 import { isInternal, legacyReturn } from "./destination.ts";
 
 export interface Continuation {
@@ -41,8 +42,12 @@ export function useContinuation(returnTo: string | null): Continuation {
       );
       return;
     }
-    if (isInternal(destination, returnPolicy.selfOrigin))
+    if (isInternal(destination, returnPolicy.selfOrigin)) {
+      // A sign-in just finished: the next screen starts from the new session, even one at the same path (the
+      // profile step's screen landing on the account page), which the shell would not ask again for.
+      if (signedInNow) refreshSession();
       navigate(destination.replace(returnPolicy.selfOrigin, ""), { replace: true });
+    }
     else window.location.assign(destination);
   };
 
