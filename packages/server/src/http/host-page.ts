@@ -181,10 +181,10 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
   const heads = await brandHeads();
 
   const page = (path: string, status: number) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const templates = pages?.get(path);
-    if (!templates) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
     const confirm = path === ROUTES.LOGIN.path ? await crossSiteLegacyArrival(app, request, config) : undefined;
     if (confirm) return reply.header("cache-control", "no-store").redirect(confirm, 302);
+    const templates = pages?.get(path);
+    if (!templates) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
     const settings = hostSettings(request, config);
     const language = settings.language as Language;
     // Replaced through functions, so no `$` in a value is read as a replacement pattern.
