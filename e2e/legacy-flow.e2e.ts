@@ -13,6 +13,12 @@ import { createPerson, expectAccessible, launch, screenshot, signIn, uniqueEmail
 const ROOT = join(import.meta.dirname, "..");
 const PASSWORD = "correct horse battery";
 const LEGACY_CLIENT = "legacy-site";
+const SITE_NAME = "Legacy site";
+/** The legacy client's registered redirect URIs (paths on its origin), one for each test's return address. */
+const REGISTERED_PATHS = ["/callback", "/app", "/app?x=1", "/again", "/cloud", "/fresh", "/restarted", "/linked"];
+/** A page of another site with a link to `to` (a query value, so it needs no escaping beyond the attribute's). */
+const linkPage = (to: string) =>
+  `<!doctype html><html lang="en"><title>Elsewhere</title><main><h1>Elsewhere</h1><a href="${to.replaceAll('"', "&quot;")}">Go</a></main>`;
 const STATE_COOKIE = "gatehouse_legacy_state";
 
 /**
@@ -27,6 +33,8 @@ interface Visit {
 let site: Server;
 let siteOrigin = "";
 let plainOrigin = "";
+/** Another site (issue #24 §2): its page links to us, so following the link is a cross-site navigation. */
+let otherOrigin = "";
 const visits: Visit[] = [];
 let service: Service;
 let browser: Browser;
@@ -68,8 +76,9 @@ beforeAll(async () => {
       request.on("end", () => void verified(body).then((text) => response.end(text)));
       return;
     }
-    if (url.pathname !== "/favicon.ico") visits.push({ url, headers: request.headers });
     response.setHeader("content-type", "text/html; charset=utf-8");
+    if (url.pathname === "/elsewhere") return void response.end(linkPage(String(url.searchParams.get("to"))));
+    if (url.pathname !== "/favicon.ico") visits.push({ url, headers: request.headers });
     response.end(SITE_PAGE);
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
@@ -77,11 +86,14 @@ beforeAll(async () => {
   siteOrigin = `http://legacy.localhost:${port}`;
   // On the return list, but no legacy client's: returned to without a token.
   plainOrigin = `http://plain.localhost:${port}`;
+  otherOrigin = `http://elsewhere.localhost:${port}`;
   const clients = [
     {
       client_id: LEGACY_CLIENT,
+      client_name: SITE_NAME,
       client_secret: "legacy-secret-of-at-least-forty-three-characters",
-      redirect_uris: [`${siteOrigin}/callback`],
+      // Issue #24 §2: a token goes to these addresses exactly, and to no other path of the site.
+      redirect_uris: REGISTERED_PATHS.map((path) => `${siteOrigin}${path}`),
       legacy: true,
     },
   ];
@@ -238,6 +250,73 @@ describe("the legacy flow (spec §4, issue #10 §3)", () => {
     await page.goto(`${service.baseUrl}/api/legacy_token?continue=${continueTo}`);
     expect(await siteVerdict(page)).toBe(`verified ${await userGuid(context)}`);
     expect(lastVisit()?.url.pathname).toBe("/linked");
+    await context.close();
+  });
+
+  /** A signed-in person's browser, signed in through a return address that gets no token. */
+  async function signedInPage() {
+    const email = await person();
+    const visited = await visit(browser, loginWith(`${plainOrigin}/home`), {}, service.baseUrl);
+    await signIn(visited.page, email, PASSWORD);
+    await visited.page.waitForURL((url) => url.origin === plainOrigin);
+    return visited;
+  }
+
+  /** Follows a link to `target` from another site's page: Chromium marks the navigation Sec-Fetch-Site: cross-site. */
+  async function followLinkFromElsewhere(page: Page, target: string): Promise<void> {
+    await page.goto(`${otherOrigin}/elsewhere?${new URLSearchParams({ to: target })}`);
+    await page.getByRole("link", { name: "Go" }).click();
+    await page.waitForURL((url) => url.origin !== otherOrigin);
+  }
+
+  it("gives no token to an address of the legacy site that is not registered, such as its open redirect (issue #24 §2)", async () => {
+    const openRedirect = `${siteOrigin}/redirect?to=${encodeURIComponent(plainOrigin)}`;
+    const { page, context } = await signedInPage();
+    const before = visits.length;
+    await page.goto(`${service.baseUrl}/api/legacy_token?continue=${encodeURIComponent(openRedirect)}`);
+    await page.getByText("An error has occurred during authentication. Try to sign in again.").waitFor();
+    expect(new URL(page.url()).searchParams.get("error_code")).toBe("legacy_token_error");
+    // The login page's flow too: the provider refuses the address as a resource, so no code is ever issued.
+    await page.goto(`${service.baseUrl}${loginWith(openRedirect)}`);
+    await page.waitForURL((url) => url.pathname === "/error");
+    await page.getByText("An error has occurred during authentication. Try to sign in again.").waitFor();
+    expect(new URL(page.url()).searchParams.get("error_code")).toBe("legacy_token_error");
+    expect(visits.length).toBe(before);
+    await context.close();
+  });
+
+  it("answers another site's link with a page whose button hands the token over (issue #24 §2)", async () => {
+    const { page, context } = await signedInPage();
+    const before = visits.length;
+    const tokenUrl = `${service.baseUrl}/api/legacy_token?continue=${encodeURIComponent(`${siteOrigin}/callback`)}`;
+    const arrived = page.waitForResponse((r) => r.url() === tokenUrl);
+    await followLinkFromElsewhere(page, tokenUrl);
+    const answer = await arrived;
+    expect((await answer.request().allHeaders())["sec-fetch-site"]).toBe("cross-site");
+    expect(answer.status()).toBe(200);
+    // The page holds no token and the site has heard nothing; the person decides.
+    await page.getByRole("heading", { level: 1, name: `Continue to ${SITE_NAME}?` }).waitFor();
+    expect(await page.content()).not.toContain("access_token");
+    expect(visits.length).toBe(before);
+    await expectAccessible(page);
+    await screenshot(page, "legacy-continue-page");
+    await page.getByRole("button", { name: `Continue to ${SITE_NAME}` }).click();
+    expect(await siteVerdict(page)).toBe(`verified ${await userGuid(context)}`);
+    expect(lastVisit()?.url.pathname).toBe("/callback");
+    await context.close();
+  });
+
+  it("sends a signed-in person whom another site sent to the login page to the same button page", async () => {
+    const { page, context } = await signedInPage();
+    const before = visits.length;
+    await followLinkFromElsewhere(page, `${service.baseUrl}${loginWith(`${siteOrigin}/callback`)}`);
+    await page.getByRole("button", { name: `Continue to ${SITE_NAME}` }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/api/legacy_token");
+    expect(visits.length).toBe(before);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "legacy-continue-page-phone");
+    await page.getByRole("button", { name: `Continue to ${SITE_NAME}` }).click();
+    expect(await siteVerdict(page)).toBe(`verified ${await userGuid(context)}`);
     await context.close();
   });
 });

@@ -8,6 +8,9 @@ const LEGACY_A = "https://www.archviz.example";
 const CLIENT_A = "archviz-legacy";
 const LEGACY_B = "https://www.engine.example";
 const CLIENT_B = "engine-legacy";
+/** The registered redirect URIs: the resources the web app may ask for, the only addresses a token goes to. */
+const CALLBACK_A = `${LEGACY_A}/callback`;
+const CALLBACK_B = `${LEGACY_B}/callback`;
 const b64 = (bytes: Buffer) => bytes.toString("base64url");
 
 describe("the legacy flow against odd and hostile requests (issue #10 §3)", () => {
@@ -58,9 +61,9 @@ describe("the legacy flow against odd and hostile requests (issue #10 §3)", () 
     const person = await createPerson(server.app);
     const browser = new Browser(server);
     await browser.signIn(person.email);
-    const request = webRequest({ resource: LEGACY_A });
+    const request = webRequest({ resource: CALLBACK_A });
     const landed = await browser.authorize(request.url);
-    const answer = await redeem(String(landed.searchParams.get("code")), request.verifier, LEGACY_B);
+    const answer = await redeem(String(landed.searchParams.get("code")), request.verifier, CALLBACK_B);
     const json = await readJson(answer);
     expect(json.access_token).toBeUndefined();
   });
@@ -85,7 +88,7 @@ describe("the legacy flow against odd and hostile requests (issue #10 §3)", () 
     const person = await createPerson(server.app);
     const browser = new Browser(server);
     await browser.signIn(person.email);
-    const answer = await browser.get(`/api/legacy_token?continue=${encodeURIComponent(`${LEGACY_A}/x`)}`);
+    const answer = await browser.get(`/api/legacy_token?continue=${encodeURIComponent(CALLBACK_A)}`);
     const token = new URLSearchParams(new URL(String(answer.headers.get("location"))).hash.slice(1)).get(
       "access_token",
     );
@@ -96,7 +99,7 @@ describe("the legacy flow against odd and hostile requests (issue #10 §3)", () 
     expect(payload.aud).toBe(CLIENT_A);
   });
 
-  it("odd continue values never answer 5xx or leave for a non-legacy origin", async () => {
+  it("odd continue values never answer 5xx or take a token anywhere but a registered redirect URI", async () => {
     const person = await createPerson(server.app);
     const browser = new Browser(server);
     await browser.signIn(person.email);
@@ -116,13 +119,47 @@ describe("the legacy flow against odd and hostile requests (issue #10 §3)", () 
       encodeURIComponent(`${LEGACY_A}/..//evil.example`),
       encodeURIComponent(`${LEGACY_A}/%2e%2e%2f%2fevil.example`),
       encodeURIComponent(`${LEGACY_A}/x#frag`),
+      // Issue #24 §2: near misses of the registered address, and an open redirect on the site.
+      encodeURIComponent(`${CALLBACK_A}/`),
+      encodeURIComponent(`${CALLBACK_A}/../redirect?to=https://evil.example`),
+      encodeURIComponent(`${CALLBACK_A}?to=https://evil.example`),
+      encodeURIComponent(`${CALLBACK_A}%2f..%2fredirect`),
+      encodeURIComponent(`${CALLBACK_A};x`),
+      encodeURIComponent(`${LEGACY_A}/redirect?to=${CALLBACK_A}`),
+      encodeURIComponent(`${CALLBACK_A}#access_token=x`),
       "x".repeat(20000),
     ];
     for (const value of odd) {
       const answer = await browser.get(`/api/legacy_token?continue=${value}`);
       const location = answer.headers.get("location");
       expect(answer.status, value).toBeLessThan(500);
-      if (location?.includes("access_token")) expect(new URL(location).origin).toBe(LEGACY_A);
+      expect(location ?? "", value).not.toContain("access_token");
     }
+  });
+
+  it("normalises the continue address as every redirect is, and then matches it whole", async () => {
+    const person = await createPerson(server.app);
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    // The same address in another spelling (upper-case host, default port) is the registered one once normalised.
+    for (const spelling of [CALLBACK_A, "HTTPS://WWW.ARCHVIZ.EXAMPLE/callback", `${LEGACY_A}:443/callback`]) {
+      const answer = await browser.get(`/api/legacy_token?continue=${encodeURIComponent(spelling)}`);
+      const location = new URL(String(answer.headers.get("location")));
+      expect(`${location.origin}${location.pathname}${location.search}`, spelling).toBe(CALLBACK_A);
+      expect(location.hash).toContain("access_token=");
+    }
+  });
+
+  it("holds the token back from cross-site navigations only: the vendor's own sites are same-site", async () => {
+    const person = await createPerson(server.app);
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    const ask = (site: string) =>
+      browser.get(`/api/legacy_token?continue=${encodeURIComponent(CALLBACK_A)}`, { "sec-fetch-site": site });
+    const crossSite = await ask("cross-site");
+    expect([crossSite.status, crossSite.text.includes("access_token")]).toEqual([200, false]);
+    // A brand's old site on the brand's own domain (www. beside login.) navigates same-site (docs/decisions.md).
+    const sameSite = await ask("same-site");
+    expect(String(sameSite.headers.get("location"))).toContain("#access_token=");
   });
 });

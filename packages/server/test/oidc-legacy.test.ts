@@ -18,6 +18,21 @@ import {
 /** A legacy site: its host is on the default brands file's return list, and its client is marked legacy. */
 const LEGACY_ORIGIN = "https://www.archviz.example";
 const LEGACY_CLIENT = "archviz-legacy";
+/** The legacy client's registered redirect URIs: the only addresses a token may travel to. */
+const LEGACY_CALLBACK = `${LEGACY_ORIGIN}/callback`;
+const LEGACY_PROJECTS = `${LEGACY_ORIGIN}/projects?tab=1`;
+/** Paths of the legacy site that are not registered, the first an open redirect as an old site may have. */
+const UNREGISTERED = [
+  `${LEGACY_ORIGIN}/redirect?to=https://evil.example/`,
+  `${LEGACY_ORIGIN}/`,
+  `${LEGACY_ORIGIN}/callback/`,
+  `${LEGACY_ORIGIN}/callback?next=/x`,
+  `${LEGACY_ORIGIN}/callbackx`,
+  `${LEGACY_ORIGIN}/Callback`,
+  `${LEGACY_ORIGIN}/projects`,
+  `${LEGACY_ORIGIN}/projects?tab=1&x=2`,
+  `${LEGACY_CALLBACK}#frag`,
+];
 /** On the return list too, but no legacy client's: it may be returned to, never given a token. */
 const PLAIN_ORIGIN = "https://www.engine.example";
 
@@ -32,7 +47,8 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
     server = await startOidcServer([
       {
         client_id: LEGACY_CLIENT,
-        redirect_uris: [`${LEGACY_ORIGIN}/callback`],
+        client_name: "Archviz Classic",
+        redirect_uris: [`${LEGACY_ORIGIN}/callback`, `${LEGACY_ORIGIN}/projects?tab=1`],
         legacy: true,
         client_secret: SITE_SECRET,
       },
@@ -93,11 +109,11 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
 
   it("gives the web app, with code + PKCE from its own origin, a JWT for the legacy site only", async () => {
     const { person, browser } = await signedIn();
-    const request = webRequest(LEGACY_ORIGIN);
+    const request = webRequest(LEGACY_CALLBACK);
     const landed = await browser.authorize(request.url);
     expect(`${landed.origin}${landed.pathname}`).toBe(callback());
     expect(landed.searchParams.get("state")).toBe(request.state);
-    const answer = await redeem(String(landed.searchParams.get("code")), request.verifier, LEGACY_ORIGIN);
+    const answer = await redeem(String(landed.searchParams.get("code")), request.verifier, LEGACY_CALLBACK);
     expect(answer.status).toBe(200);
     // The browser may read the answer on the callback's origin (CORS for a public client's own origin).
     expect(answer.headers.get("access-control-allow-origin")).toBe(server.url);
@@ -110,9 +126,9 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
 
   it("refuses a code redeemed without its verifier, and a resource that is no legacy site's", async () => {
     const { browser } = await signedIn();
-    const request = webRequest(LEGACY_ORIGIN);
+    const request = webRequest(LEGACY_CALLBACK);
     const landed = await browser.authorize(request.url);
-    const wrong = await redeem(String(landed.searchParams.get("code")), base64url(randomBytes(32)), LEGACY_ORIGIN);
+    const wrong = await redeem(String(landed.searchParams.get("code")), base64url(randomBytes(32)), LEGACY_CALLBACK);
     expect((await readJson(wrong)).error).toBe("invalid_grant");
 
     for (const resource of [PLAIN_ORIGIN, "https://evil.example", `${LEGACY_ORIGIN}.evil.example`]) {
@@ -120,6 +136,21 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
       expect(refused.searchParams.get("error")).toBe("invalid_target");
       expect(refused.searchParams.get("code")).toBeNull();
     }
+  });
+
+  it("starts the flow only for an exact registered redirect URI of a legacy client (issue #24 ยง2)", async () => {
+    const { browser } = await signedIn();
+    // The site's origin alone, an open redirect on it, or any other path: the provider refuses before any code.
+    for (const resource of [LEGACY_ORIGIN, ...UNREGISTERED.filter((uri) => !uri.includes("#"))]) {
+      const refused = await browser.authorize(webRequest(resource).url);
+      expect([resource, refused.searchParams.get("error")]).toEqual([resource, "invalid_target"]);
+      expect(refused.searchParams.get("code")).toBeNull();
+    }
+    // The second registered address is a resource of its own: a code asked for one does not redeem for the other.
+    const request = webRequest(LEGACY_PROJECTS);
+    const landed = await browser.authorize(request.url);
+    const other = await redeem(String(landed.searchParams.get("code")), request.verifier, LEGACY_CALLBACK);
+    expect((await readJson(other)).access_token).toBeUndefined();
   });
 
   it("gives no other client a legacy site's token", async () => {
@@ -131,7 +162,7 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
       redirect_uri: "https://site.example/cb",
       code_challenge: base64url(createHash("sha256").update("x".repeat(43)).digest()),
       code_challenge_method: "S256",
-      resource: LEGACY_ORIGIN,
+      resource: LEGACY_CALLBACK,
     });
     const refused = await browser.authorize(`${server.issuer}/auth?${query}`);
     expect(refused.origin).toBe("https://site.example");
@@ -141,7 +172,7 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
   it("matches the web app's callback exactly, on the hosts of the brands file only", async () => {
     const { browser } = await signedIn();
     for (const redirect of [`${callback()}/`, `${callback()}?x=1`, "https://evil.example/legacy_login/callback"]) {
-      const refused = await browser.authorize(webRequest(LEGACY_ORIGIN, { redirect_uri: redirect }).url);
+      const refused = await browser.authorize(webRequest(LEGACY_CALLBACK, { redirect_uri: redirect }).url);
       expect(refused.pathname).toBe("/error");
     }
     const config = loadConfig({ NODE_ENV: "test", PUBLIC_URL: "https://login.gatehouse.example", LOG_LEVEL: "silent" });
@@ -153,7 +184,7 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
 
   it("GET /api/legacy_token sends a signed-in person on with the site's token in the fragment", async () => {
     const { person, browser } = await signedIn();
-    const destination = `${LEGACY_ORIGIN}/projects?tab=1#old`;
+    const destination = LEGACY_PROJECTS;
     const answer = await browser.get(`/api/legacy_token?continue=${encodeURIComponent(destination)}`);
     expect(answer.status).toBe(302);
     expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
@@ -170,7 +201,7 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
 
   it("GET /api/legacy_token shows the error page to a visitor and for an address that may have no token", async () => {
     const visitor = new Browser(server);
-    const signedOut = await visitor.get(`/api/legacy_token?continue=${encodeURIComponent(`${LEGACY_ORIGIN}/x`)}`);
+    const signedOut = await visitor.get(`/api/legacy_token?continue=${encodeURIComponent(LEGACY_CALLBACK)}`);
     expect(signedOut.status).toBe(302);
     const page = new URL(String(signedOut.headers.get("location")), server.url);
     expect(page.pathname).toBe("/error");
@@ -179,6 +210,8 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
 
     const { browser } = await signedIn();
     const refused = [
+      // Issue #24 ยง2: the legacy site itself, at any address but a registered one (an open redirect there).
+      ...UNREGISTERED,
       `${PLAIN_ORIGIN}/x`,
       "https://evil.example/x",
       `${LEGACY_ORIGIN}.evil.example/x`,
@@ -210,7 +243,7 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
     const person = await createPerson(server.app, { requirePasswordUpdate: true });
     const browser = new Browser(server);
     await browser.start();
-    const destination = `${LEGACY_ORIGIN}/x`;
+    const destination = LEGACY_CALLBACK;
     const login = await browser.post("/api/account/login", {
       email: person.email,
       password: PASSWORD,
@@ -228,5 +261,72 @@ describe("the legacy flow's provider side and GET /api/legacy_token (issue #10 ย
       password: "Copper-Lantern-91!",
     });
     expect(changed.json).toEqual({ next: { kind: "legacy", url: destination } });
+  });
+
+  const tokenUrl = (address: string) => `/api/legacy_token?continue=${encodeURIComponent(address)}`;
+
+  it("GET /api/legacy_token answers another site's navigation with a button page, never a token (issue #24 ยง2)", async () => {
+    const { person, browser } = await signedIn();
+    const answer = await browser.get(tokenUrl(LEGACY_CALLBACK), { "sec-fetch-site": "cross-site" });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toMatch(/^text\/html/u);
+    expect(answer.headers.get("location")).toBeNull();
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+    expect(answer.headers.get("x-frame-options")).toBe("DENY");
+    const csp = String(answer.headers.get("content-security-policy"));
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain("script-src");
+    expect(csp).toContain(`form-action 'self' ${LEGACY_ORIGIN}`);
+    // No token, no script: only a heading and a form that asks again from our own origin.
+    expect(answer.text).not.toMatch(/access_token|eyJ|<script/iu);
+    expect(answer.text).toContain("<h1>");
+    expect(answer.text).toContain('<form method="get" action="/api/legacy_token">');
+    expect(answer.text).toContain(`name="continue" value="${LEGACY_CALLBACK}"`);
+    expect(answer.text).toContain('<button type="submit">');
+    expect(answer.text).toContain("Archviz Classic");
+    // The button's own request: a same-origin navigation, which gets the token.
+    const clicked = await browser.get(tokenUrl(LEGACY_CALLBACK), { "sec-fetch-site": "same-origin" });
+    expect(clicked.status).toBe(302);
+    const fragment = new URLSearchParams(new URL(String(clicked.headers.get("location"))).hash.slice(1));
+    await expectSiteToken(String(fragment.get("access_token")), person.id);
+    // A typed address or an older browser without Fetch Metadata is the person's own navigation too.
+    for (const site of ["none", undefined]) {
+      const typed = await browser.get(tokenUrl(LEGACY_CALLBACK), site ? { "sec-fetch-site": site } : {});
+      expect(String(typed.headers.get("location"))).toContain("#access_token=");
+    }
+  });
+
+  it("shows the button page in the visitor's language, the site's name escaped", async () => {
+    const { browser } = await signedIn();
+    browser.cookies.set("lang", "de");
+    const german = await browser.get(tokenUrl(LEGACY_CALLBACK), { "sec-fetch-site": "cross-site" });
+    expect(german.text).toContain('<html lang="de">');
+    expect(german.text).toContain("Weiter zu Archviz Classic");
+  });
+
+  it("refuses an unregistered address to a cross-site navigation too, with the error page", async () => {
+    const { browser } = await signedIn();
+    const answer = await browser.get(tokenUrl(UNREGISTERED[0] as string), { "sec-fetch-site": "cross-site" });
+    expect(answer.status).toBe(302);
+    expect(new URL(String(answer.headers.get("location")), server.url).searchParams.get("error_code")).toBe(
+      "legacy_token_error",
+    );
+  });
+
+  it("sends a signed-in person whom another site sent to the login page for a legacy address to the button page", async () => {
+    const { browser } = await signedIn();
+    const login = `/?${new URLSearchParams({ return_to: LEGACY_CALLBACK })}`;
+    const arrival = await browser.get(login, { "sec-fetch-site": "cross-site", accept: "text/html" });
+    expect(arrival.status).toBe(302);
+    expect(arrival.headers.get("location")).toBe(tokenUrl(LEGACY_CALLBACK));
+    // Our own navigation, a prompt, a visitor, or an address that is not registered: the login page as usual.
+    const own = await browser.get(login, { "sec-fetch-site": "same-origin", accept: "text/html" });
+    const prompted = await browser.get(`${login}&prompt=login`, { "sec-fetch-site": "cross-site" });
+    const visitor = await new Browser(server).get(login, { "sec-fetch-site": "cross-site" });
+    const unregistered = await browser.get(`/?${new URLSearchParams({ return_to: UNREGISTERED[0] as string })}`, {
+      "sec-fetch-site": "cross-site",
+    });
+    for (const page of [own, prompted, visitor, unregistered]) expect(page.headers.get("location")).toBeNull();
   });
 });

@@ -68,10 +68,15 @@ describe("GET /api/studio/complete", () => {
     const person = await createPerson(server.app);
     const browser = new Browser(server);
     await browser.signIn(person.email);
-    const answer = await browser.get("/api/studio/complete", { "sec-fetch-site": "cross-site" });
-    expect(answer.status).toBe(302);
-    expect(where(answer).href).toBe(`${server.url}/trimble/login`);
-    // Our own pages' navigation, and one typed in, are served.
+    // Another site, or a sibling host of ours (issue #24 §2: an old brand site is same-site), mints nothing.
+    for (const site of ["cross-site", "same-site"]) {
+      const answer = await browser.get("/api/studio/complete", { "sec-fetch-site": site });
+      expect(answer.status, site).toBe(302);
+      expect(where(answer).href, site).toBe(`${server.url}/trimble/login`);
+    }
+    // Our own pages' navigation, one typed in, and an older browser's (no Fetch Metadata) are served.
+    const typed = await browser.get("/api/studio/complete");
+    expect(where(typed).searchParams.has("access_token")).toBe(true);
     for (const site of ["same-origin", "none"]) {
       const own = await browser.get("/api/studio/complete", { "sec-fetch-site": site });
       expect(where(own).searchParams.has("access_token"), site).toBe(true);

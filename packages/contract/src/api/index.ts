@@ -288,8 +288,9 @@ export const api = {
     rateLimit: "discourseSso",
   }),
   /**
-   * A browser navigation, so every outcome is a redirect (issue #10 §3): to `continue` with a token, to the error
-   * page (`legacy_token_error`, `legacy_invalid_authentication`), or through sign-in for an owed step.
+   * A browser navigation (issue #10 §3, issue #24 §2): a redirect to `continue` (exactly a legacy client's redirect
+   * URI) with a token, to the error page (`legacy_token_error`, `legacy_invalid_authentication`), or through
+   * sign-in for an owed step; a navigation another site started gets 200 and an HTML page with a button instead.
    */
   legacyToken: defineEndpoint({
     method: "GET",
@@ -297,7 +298,7 @@ export const api = {
     query: z.object({ continue: z.optional(z.string()) }),
     rateLimit: "legacyToken",
     answer: s.Empty,
-    statuses: [302, 400],
+    statuses: [200, 302, 400],
   }),
   /**
    * Our addition (issue #13), a browser navigation, so every outcome is a redirect: the end of the studio sign-in

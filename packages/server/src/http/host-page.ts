@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import {
+  api,
   type BrandId,
+  checkReturnTo,
   FLAGS,
   type Flag,
   HOST_SETTINGS_ELEMENT_ID,
@@ -18,7 +20,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
-import { tokenOrigins } from "../settings/clients.ts";
+import { legacyAddress, tokenOrigins } from "../settings/clients.ts";
 import { isLinkedBrandHost, siteOf } from "../settings/sites.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
 import { sendError } from "./errors.ts";
@@ -131,6 +133,25 @@ function pageOptions(path: string, config: Config): RouteShorthandOptions {
   return {};
 }
 
+/**
+ * Where the login page sends a signed-in person whom another site sent to it with a legacy client's address and no
+ * `prompt` (issue #24 §2): the web app would start the legacy flow at once and the site would get its token with
+ * no action of theirs. `GET /api/legacy_token` instead, which (the redirect still counting as the other site's
+ * navigation) shows the page whose button hands the token out. Undefined: serve the login page as usual.
+ */
+async function crossSiteLegacyArrival(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  config: Config,
+): Promise<string | undefined> {
+  const query = request.query as Record<string, unknown>;
+  if (request.headers["sec-fetch-site"] !== "cross-site" || query.prompt !== undefined) return undefined;
+  const policy = { allowedHosts: config.brands.returnHosts, selfOrigin: config.publicUrl.origin };
+  const address = typeof query.return_to === "string" ? checkReturnTo(query.return_to, policy) : undefined;
+  if (!address || !legacyAddress(config, address) || !(await app.readSession(request))) return undefined;
+  return `/api${api.legacyToken.path}?${new URLSearchParams({ continue: address })}`;
+}
+
 /** Requests for the compressed forms themselves: the files are served under their own names only. */
 const PRECOMPRESSED = /\.(?:br|gz)$/u;
 
@@ -161,6 +182,8 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
   const heads = await brandHeads();
 
   const page = (path: string, status: number) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const confirm = path === ROUTES.LOGIN.path ? await crossSiteLegacyArrival(app, request, config) : undefined;
+    if (confirm) return reply.header("cache-control", "no-store").redirect(confirm, 302);
     const templates = pages?.get(path);
     if (!templates) return reply.code(503).type("text/plain").send("The web app is not built: run `npm run build`.");
     const settings = hostSettings(request, config);

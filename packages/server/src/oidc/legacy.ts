@@ -2,7 +2,7 @@ import { OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { ResourceServer } from "oidc-provider";
 import type { Config } from "../config.ts";
-import { legacySites, type ProviderClient } from "../settings/clients.ts";
+import { legacyAddress, legacySites, type ProviderClient } from "../settings/clients.ts";
 import { siteOrigins } from "../settings/sites.ts";
 import { ACCESS_TOKEN_ALG } from "./keys.ts";
 
@@ -10,9 +10,10 @@ import { ACCESS_TOKEN_ALG } from "./keys.ts";
  * The legacy flow of spec §4 (issue #10 §3; docs/decisions.md "The legacy flow"). The provider no longer issues a
  * bare `token` response, and RFC 9700 §2.1.2 retires the implicit grant, so the web app itself is the OAuth client:
  * a public client with code + PKCE whose callback is `/legacy_login/callback` on every brand host. It asks for an
- * access token whose resource (RFC 8707) is the legacy site it returns to, and hands that token on in the
- * fragment of the site's return address. A site is "legacy" — may receive tokens — when CLIENTS_FILE lists a client
- * marked `legacy` with a redirect URI on its origin; the token's audience is that client's id.
+ * access token whose resource (RFC 8707) is the address it returns to, and hands that token on in the fragment of
+ * that address. An address may receive a token only when it is, exactly, a redirect URI of a client CLIENTS_FILE
+ * marks `legacy` (RFC 9700 §2.1: no prefix or path matching, so an open redirect elsewhere on the site cannot
+ * pass a token on); the token's audience is that client's id.
  */
 
 /**
@@ -36,15 +37,17 @@ export function webClient(config: Pick<Config, "brands" | "publicUrl">): Provide
 }
 
 /**
- * A legacy site as a resource server: only the web client may ask for it, and its token is a JWT (RFC 9068) whose
- * audience is the site's client id, so no other site or API accepts it (RFC 8707 §1, ASVS 10.3.1).
+ * A legacy site's redirect URI as a resource server: only the web client may ask for it, and its token is a JWT
+ * (RFC 9068) whose audience is the site's client id, so no other site or API accepts it (RFC 8707 §1, ASVS
+ * 10.3.1). The resource is the exact address the token will be handed to, so the provider itself refuses
+ * (invalid_target) a flow for any other address, however the browser's half was started.
  */
 export function legacyResourceServer(
   config: Pick<Config, "clients">,
   resource: string,
   clientId: string,
 ): ResourceServer | undefined {
-  const audience = clientId === WEB_CLIENT_ID ? legacySites(config.clients).get(resource) : undefined;
+  const audience = clientId === WEB_CLIENT_ID ? legacyAddress(config, resource)?.clientId : undefined;
   if (!audience) return undefined;
   return {
     scope: "",
@@ -64,9 +67,9 @@ export async function mintLegacyToken(
   provider: Provider,
   config: Pick<Config, "clients">,
   accountId: string,
-  origin: string,
+  address: string,
 ): Promise<{ token: string; expiresIn: number } | undefined> {
-  const info = legacyResourceServer(config, origin, WEB_CLIENT_ID);
+  const info = legacyResourceServer(config, address, WEB_CLIENT_ID);
   const client = await provider.Client.find(WEB_CLIENT_ID);
   if (!info || !client) return undefined;
   // The library's type asks for a grant id, which only stored (opaque) tokens use: a JWT is neither stored nor
@@ -76,7 +79,7 @@ export async function mintLegacyToken(
     client,
     gty: "legacy_token",
     scope: "",
-    resourceServer: new provider.ResourceServer(origin, info),
+    resourceServer: new provider.ResourceServer(address, info),
   } as ConstructorParameters<typeof provider.AccessToken>[0]);
   return { token: await token.save(), expiresIn: OIDC_TTL_S.accessToken };
 }

@@ -20,6 +20,15 @@ function noTrace(reply: FastifyReply): FastifyReply {
 }
 
 /**
+ * Fetch Metadata (W3C): `same-origin` is a navigation from our own pages; none (an older browser) or `none` is an
+ * address the person typed or bookmarked. `same-site` (another host under the same registrable domain, e.g. an old
+ * brand site) and `cross-site` are refused.
+ */
+function mayMint(secFetchSite: string | string[] | undefined): boolean {
+  return secFetchSite === undefined || secFetchSite === "same-origin" || secFetchSite === "none";
+}
+
+/**
  * `GET /api/studio/complete` (issue #13): where the studio sign-in (`/trimble/login`, through the social flow)
  * continues. A person who may sign in elsewhere gets an access token for the brands' API, handed to the completion
  * page, which activates the licence in their local helper; a person owing a step goes through sign-in (which makes
@@ -30,8 +39,9 @@ export async function studioRoutes(app: FastifyInstance, { services }: { service
 
   mount(app, api.studioComplete, async (request, reply) => {
     // Minted only for a navigation the person made on our own pages (or typed): another site's link or form must not
-    // put a token into their browser's address bar, to be handed to their helper (login CSRF, ASVS 3.5.x).
-    if (request.headers["sec-fetch-site"] === "cross-site") {
+    // put a token into their browser's address bar, to be handed to their helper (login CSRF, ASVS 3.5.x). A sibling
+    // host of the same site is another site here too (issue #24 §2).
+    if (!mayMint(request.headers["sec-fetch-site"])) {
       return noTrace(reply).redirect(routeUrl("SKETCHUP_LOGIN"), 302);
     }
     const session = await app.readSession(request);

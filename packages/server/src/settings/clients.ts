@@ -196,3 +196,50 @@ export function legacySites(clients: readonly ProviderClient[]): ReadonlyMap<str
 export function tokenOrigins(config: { clients: readonly ProviderClient[] }): string[] {
   return [...legacySites(config.clients).keys()];
 }
+
+/** A legacy client's redirect URI: the one address a token for that client may travel to. */
+export interface LegacyAddress {
+  clientId: string;
+  /** What the person is shown: the client's name, else the address's host. */
+  name: string;
+}
+
+/** A URL in the form every redirect is compared in (the WHATWG serialisation checkReturnTo also gives). */
+function normalised(uri: string): string | undefined {
+  try {
+    return new URL(uri).href;
+  } catch {
+    return undefined;
+  }
+}
+
+const addressesOf = new WeakMap<readonly ProviderClient[], ReadonlyMap<string, LegacyAddress>>();
+
+function legacyAddresses(clients: readonly ProviderClient[]): ReadonlyMap<string, LegacyAddress> {
+  let addresses = addressesOf.get(clients);
+  if (!addresses) {
+    const entries = clients
+      .filter((client) => client.legacy)
+      .flatMap((client) =>
+        client.redirect_uris.map((uri) => {
+          const name = client.client_name ?? new URL(uri).host;
+          return [normalised(uri) ?? uri, { clientId: client.client_id, name }] as const;
+        }),
+      );
+    addresses = new Map(entries);
+    addressesOf.set(clients, addresses);
+  }
+  return addresses;
+}
+
+/**
+ * The legacy client whose redirect URI `address` is, compared as whole normalised strings (RFC 9700 §2.1, ASVS
+ * 10.4.1): another path, query or fragment on the same site is no match.
+ */
+export function legacyAddress(
+  config: { clients: readonly ProviderClient[] },
+  address: string,
+): LegacyAddress | undefined {
+  const key = normalised(address);
+  return key === undefined ? undefined : legacyAddresses(config.clients).get(key);
+}

@@ -3,7 +3,8 @@ import { LEGACY_STATE_COOKIE, LEGACY_STATE_TTL_S, ROUTES, WEB_CLIENT_ID } from "
 /**
  * The legacy flow of spec §4 (issue #10 §3; docs/decisions.md "The legacy flow"), the browser's half: the login
  * page starts an authorization request of the web app's own client (code + PKCE, RFC 7636) for a legacy site's
- * token, and the callback finishes it. The state cookie of spec §9 binds the callback to the browser that started
+ * token (the resource is the exact return address: the provider refuses any address that is not a legacy client's
+ * registered redirect URI), and the callback finishes it. The state cookie of spec §9 binds the callback to the browser that started
  * the request (RFC 6749 §10.12, ASVS 10.1.2); the PKCE verifier and the return address wait in local storage under
  * the state, so a sign-in finished in another tab of the same browser still completes.
  */
@@ -99,8 +100,9 @@ export async function startLegacyFlow(returnTo: string): Promise<void> {
     state,
     code_challenge: await challengeOf(verifier),
     code_challenge_method: "S256",
-    // RFC 8707: the token is for this site only (its audience is the site's client id).
-    resource: new URL(returnTo).origin,
+    // RFC 8707: the token is for this address only, which the provider accepts only when it is exactly a legacy
+    // client's redirect URI (RFC 9700 §2.1); the token's audience is that client's id.
+    resource: returnTo,
   });
   window.location.assign(`${PROVIDER}/auth?${query}`);
 }
@@ -122,7 +124,7 @@ export async function redeemCode(code: string, pending: Pending): Promise<SiteTo
       code,
       redirect_uri: callbackUrl(),
       code_verifier: pending.verifier,
-      resource: new URL(pending.returnTo).origin,
+      resource: pending.returnTo,
     }),
     credentials: "omit",
   });

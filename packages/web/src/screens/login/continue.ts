@@ -47,8 +47,7 @@ export function useContinuation(returnTo: string | null): Continuation {
       // profile step's screen landing on the account page), which the shell would not ask again for.
       if (signedInNow) refreshSession();
       navigate(destination.replace(returnPolicy.selfOrigin, ""), { replace: true });
-    }
-    else window.location.assign(destination);
+    } else window.location.assign(destination);
   };
 
   // Spec §4 (issue #10 §3): a legacy site's return address starts the legacy flow, which fetches the site's token
