@@ -2,7 +2,7 @@ import { OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { ResourceServer } from "oidc-provider";
 import type { Config } from "../config.ts";
-import { legacyAddress, legacySites, type ProviderClient } from "../settings/clients.ts";
+import { legacyAddress, type ProviderClient } from "../settings/clients.ts";
 import { siteOrigins } from "../settings/sites.ts";
 import { ACCESS_TOKEN_ALG } from "./keys.ts";
 
