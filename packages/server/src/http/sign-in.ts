@@ -1,5 +1,4 @@
-import type { OwedStep } from "@gatehouse/contract";
-import { BRANDS, checkReturnTo, type NextStep, routeUrl } from "@gatehouse/contract";
+import { BRANDS, checkReturnTo, type NextStep, type OwedStep, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { tokenOrigins } from "../settings/clients.ts";
