@@ -11,8 +11,6 @@ export const ERROR_STATUS = {
   csrf_invalid: 403,
   user_not_active: 403,
   user_disabled: 403,
-  /** The session owes a step (a required password change or profile update) and may do only that and sign out. */
-  required_step: 403,
   captcha_incorrect: 400,
   current_password_incorrect: 400,
   /** The new password is refused by the password policy (ASVS 6.2.4, 6.2.11): see PASSWORD_POLICY_CODES. */
@@ -31,8 +29,6 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
-  /** Our addition (issue #10): the account owes a step (password change, profile) before any site may receive it. */
-  sign_in_step_required: 403,
   /** Our addition: a site's sign-in needs the person's agreement to what it receives. */
   consent_required: 403,
   /** Issue #11: no company signs in people of the address's domain (spec §8 "corporate login"). */

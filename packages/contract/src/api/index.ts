@@ -276,15 +276,15 @@ export const api = {
   /**
    * Issue #13: the forum's DiscourseConnect request, answered with the forum's address carrying our signed answer.
    * Public, so a bad link is refused before anyone signs in: the handler answers 401 `not_authenticated` to a
-   * visitor, 403 `sign_in_step_required` to a session that owes a step, 404 `discourse_not_configured` without the
-   * bridge, 400 for a bad signature, payload, return address or a replayed nonce.
+   * visitor (a sign-in still owing a step is one: issue #24), 404 `discourse_not_configured` without the bridge, 400
+   * for a bad signature, payload, return address or a replayed nonce.
    */
   discourseSso: defineEndpoint({
     method: "GET",
     path: "/discourse/sso",
     query: s.DiscourseQuery,
     answer: s.DiscourseAnswer,
-    statuses: [200, 400, 401, 403, 404],
+    statuses: [200, 400, 401, 404],
     rateLimit: "discourseSso",
   }),
   /**

@@ -112,8 +112,6 @@ function impliedRefusals(endpoint: Endpoint, status: number): string[] {
     implied.push("`not_authenticated` without a signed-in session");
   if (status === 403 && endpoint.method !== "GET")
     implied.push(`\`csrf_invalid\` without the session's ${CSRF_HEADER_NAME}`);
-  if (status === 403 && endpoint.session === "required")
-    implied.push("`required_step` while the session owes another step");
   if (status === 429 && endpoint.rateLimit) implied.push("`rate_limited` over the rate limit");
   return implied;
 }

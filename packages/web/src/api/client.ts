@@ -9,17 +9,11 @@ import {
 import { ApiError, NetworkError, ServerError, UnexpectedAnswerError } from "./errors.ts";
 
 /**
- * 403 answers that are a screen's business (spec §8 "not active", disabled; a site's sign-in that needs a step or
- * the person's consent first, issue #10): thrown to the caller. Any other
+ * 403 answers that are a screen's business (spec §8 "not active", disabled; a site's sign-in that needs the person's
+ * consent first, issue #10): thrown to the caller. Any other
  * 403 means the session or its CSRF token went stale, and the page reloads to get fresh ones.
  */
-const HANDLED_FORBIDDEN = new Set([
-  "user_not_active",
-  "user_disabled",
-  "sign_in_step_required",
-  "consent_required",
-  "studio_token_mismatch",
-]);
+const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled", "consent_required", "studio_token_mismatch"]);
 
 export interface ApiClientOptions {
   baseUrl: string;

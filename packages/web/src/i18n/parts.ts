@@ -55,7 +55,6 @@ export const LATER_ERRORS: readonly string[] = [
   "common_password",
   "password_not_allowed",
   "consent_required",
-  "sign_in_step_required",
   "no_identity_provider",
   "social_idp_error",
   "external_idp_error",

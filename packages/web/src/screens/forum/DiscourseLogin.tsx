@@ -12,7 +12,7 @@ import { useT } from "../../ui/useT.ts";
 import styles from "./Forum.module.css";
 
 /** Refusals that signing in (or doing the owed step) mends: the login page brings the person back here. */
-const SIGN_IN_FIRST = new Set(["not_authenticated", "sign_in_step_required"]);
+const SIGN_IN_FIRST = new Set(["not_authenticated"]);
 
 type State = { kind: "working" } | { kind: "error"; code: string; guid: string | undefined };
 
