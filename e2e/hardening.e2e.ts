@@ -34,12 +34,13 @@ const NETWORK_PATHS = [
 ];
 
 describe("return addresses that normalise to another host", () => {
-  it.each(NETWORK_PATHS)("signing in with return_to=%s continues to the brand's home page", async (returnTo) => {
+  it.each(NETWORK_PATHS)("signing in with return_to=%s continues to the host's landing page", async (returnTo) => {
     const email = await user("netpath");
     const { page, context } = await visit(browser, `/?return_to=${encodeURIComponent(returnTo)}`);
     await stubExternalSites(context);
     await signIn(page, email, PASSWORD);
-    await page.waitForURL("https://www.gatehouse.example/");
+    // The development brands file's localhost lands on the account page (issue #24 §3), never on the other host.
+    await page.waitForURL((url) => url.pathname === "/profile/edit");
     await context.close();
   });
 

@@ -112,7 +112,12 @@ export default function EditProfile() {
   return (
     <Layout>
       <h1>{t("profile.heading")}</h1>
-      {attempt ? <Alert kind="info">{t("profile.stepIntro")}</Alert> : null}
+      {attempt ? (
+        // Why the profile is asked before the sign-in goes on (issue #24 §3): the country, or the names too.
+        <Alert kind="info">
+          {profile.firstName && profile.lastName ? t("profile.stepIntro") : t("profile.stepDetails")}
+        </Alert>
+      ) : null}
       {saved ? (
         <Alert kind="success">
           <p>{t("profile.updated")}</p>
