@@ -1,4 +1,4 @@
-import { type AnswerOf, api, checkReturnTo, ProfileBody, routeUrl } from "@gatehouse/contract";
+import { type AnswerOf, api, checkReturnTo, DEFAULT_COUNTRY, ProfileBody, routeUrl } from "@gatehouse/contract";
 import { type MouseEvent, useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
@@ -57,7 +57,9 @@ export default function EditProfile() {
       .then(
         (loaded) => {
           setProfile(loaded);
-          form.reset({ firstName: loaded.firstName, lastName: loaded.lastName, countryCode: loaded.countryCode });
+          // An unknown country (ZZ: a company's account made without one) is no choice: the select asks for one.
+          const countryCode = loaded.countryCode === DEFAULT_COUNTRY ? "" : loaded.countryCode;
+          form.reset({ firstName: loaded.firstName, lastName: loaded.lastName, countryCode });
         },
         (failure: unknown) => (isScreenFailure(failure) ? fail(failure) : setError("network.unexpected")),
       );
