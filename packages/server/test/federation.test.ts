@@ -155,6 +155,16 @@ describe("social sign-in: a new person", () => {
       email: unique(),
       subject: (await identityOf(user.id)).subject,
     });
+    // With a return address, through the sign-in page, which goes on from our own origin (so /api/studio/complete
+    // and the legacy token, which serve only our own pages' navigations, still serve it).
+    const studio = await throughProvider(
+      await fresh(),
+      "google",
+      { email: unique(), subject: (await identityOf(user.id)).subject },
+      { continue: "/api/studio/complete" },
+    );
+    expect(studio.location.pathname).toBe("/");
+    expect(new URL(studio.location.searchParams.get("return_to") ?? "").pathname).toBe("/api/studio/complete");
     // No return address: the landing page of this host (the development brands file's: the account page).
     expect(back.location.pathname).toBe("/profile/edit");
     expect((await again.get("/api/session")).json).toMatchObject({ Email: email });

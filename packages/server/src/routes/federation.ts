@@ -33,6 +33,16 @@ function noTrace(reply: FastifyReply): FastifyReply {
 }
 
 /**
+ * Where the browser goes from a provider's answer, which arrives as a navigation another site started: an owed step's
+ * screen, the provider's sign-in page or the landing page at once; a return address (a legacy site's included)
+ * through the sign-in page, which, signed in now, goes on from our own origin — so a destination that serves only our
+ * own pages' navigations (`/api/studio/complete`, the legacy token: Sec-Fetch-Site) still serves it.
+ */
+function afterProvider(next: NextStep): string {
+  return next.kind === "return" || next.kind === "legacy" ? routeUrl("LOGIN", { return_to: next.url }) : next.url;
+}
+
+/**
  * Social and corporate sign-in (spec §7, issue #11) with openid-client as the relying party of every provider of
  * IDPS_FILE. Each round trip is bound to the browser that started it; every answer ends in a redirect.
  */
@@ -163,10 +173,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
             return refuse(corporate ? "user_disabled" : "social_user_disabled", "disabled");
           return refuse("user_not_active", "account not active yet");
         }
-        // The server decided where the sign-in goes (an owed step, the site, the landing page); a legacy site's
-        // return address goes through the sign-in page, whose legacy flow fetches the site's token on the way.
-        const location = next.kind === "legacy" ? routeUrl("LOGIN", { return_to: next.url }) : next.url;
-        return reply.redirect(location, 302);
+        return reply.redirect(afterProvider(next), 302);
       }
     }
   });
