@@ -35,7 +35,8 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-function person(): string {
+/** An account made with the admin command line; `flags` add to it (`--must-change-password`). */
+function person(...flags: string[]): string {
   const email = `n${randomBytes(5).toString("hex")}@example.com`;
   admin(
     databaseUrl,
@@ -50,6 +51,7 @@ function person(): string {
     "Haddad",
     "--country",
     "JO",
+    ...flags,
   );
   return email;
 }
@@ -88,6 +90,22 @@ describe("three nodes on one PostgreSQL", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("holds a sign-in attempt on one node that another finishes: the step on B opens the session A and C see", async () => {
+    const email = person("--must-change-password");
+    const c = browser(node("A"));
+    await c.start();
+    expect((await c.login(email, PASSWORD)).json.next.kind).toBe("step");
+    c.base = node("B").url;
+    expect((await c.get("/api/sign-in/attempt")).json.owes).toBe("password_change");
+    const changed = await c.post("/api/account/change_password", {
+      oldPassword: PASSWORD,
+      password: "Copper-Lantern-91!",
+    });
+    expect(changed.json.next.kind).toBe("landing");
+    c.base = node("C").url;
+    expect((await c.get("/api/session")).json.Email).toBe(email);
   });
 
   it("signs in on one node, uses the session on another, takes a token from a third and refreshes it on the first", async () => {
