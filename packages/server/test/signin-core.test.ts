@@ -83,6 +83,10 @@ describe("the next step (signin/next.ts)", () => {
       kind: "provider",
       url: "/service_login",
     });
+    expect(nextStep(null, { landing, returnTo: `${SELF}/service_login?client_brand=engine` }, CONTEXT)).toEqual({
+      kind: "provider",
+      url: "/service_login?client_brand=engine",
+    });
     // Only on this host: another host's /service_login is just an address.
     expect(nextStep(null, { landing, returnTo: "https://www.gatehouse.example/service_login" }, CONTEXT).kind).toBe(
       "return",

@@ -26,8 +26,9 @@ export function nextStep(owes: OwedStep | null, destination: Destination, contex
   if (owes) return { kind: "step", url: stepUrl(owes, returnTo) };
   if (!returnTo) return { kind: "landing", url: landing };
   const url = new URL(returnTo);
+  // Its query (the client's brand, for the theme) comes along; the provider's interaction is in its cookie.
   if (url.origin === context.selfOrigin && url.pathname === ROUTES.SERVICE_LOGIN.path) {
-    return { kind: "provider", url: ROUTES.SERVICE_LOGIN.path };
+    return { kind: "provider", url: `${url.pathname}${url.search}` };
   }
   if (context.legacyOrigins.includes(url.origin)) return { kind: "legacy", url: returnTo };
   return { kind: "return", url: returnTo };
