@@ -139,8 +139,9 @@ describe("trial flow", () => {
     );
     const { page, context } = await trialVisitor("/?theme=engine");
     expect((await signIn(page, email, REGISTER_PASSWORD)).status()).toBe(200);
-    // The sign-in goes on to the brand's home page; let it arrive before opening the trial's link.
-    await page.waitForURL((url) => url.origin === "https://www.engine.example");
+    // The sign-in goes on to this host's landing (the account page on the development brands file's localhost);
+    // let it arrive before opening the trial's link.
+    await page.waitForURL((url) => url.pathname === "/profile/edit");
     const returnTo = "https://www.engine.example/try/corona-pro";
     await page.goto(`/trial/email-check?theme=engine&productCode=CORONA-PRO&return_to=${encodeURIComponent(returnTo)}`);
     await page.getByRole("heading", { name: "Confirm your email" }).waitFor();
