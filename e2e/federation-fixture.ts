@@ -36,7 +36,8 @@ function loopbackOrigins(port: number): string[] {
   return [...new Set(["localhost", ...hosts])].map((host) => `http://${host}:${port}`);
 }
 
-export function useFederation(): FederationFixture {
+/** `env` adds to the service's environment (e.g. a CLIENTS_FILE), worked out just before it starts. */
+export function useFederation(env: () => Promise<Record<string, string>> = async () => ({})): FederationFixture {
   const fixture = {} as FederationFixture;
   beforeAll(async () => {
     fixture.browser = await launch();
@@ -47,6 +48,7 @@ export function useFederation(): FederationFixture {
       {
         SMTP_URL: fixture.smtp.url,
         IDPS_FILE: standInProvidersFile(fixture.idp),
+        ...(await env()),
       },
       port,
     );

@@ -208,7 +208,8 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByLabel("Username or email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   const answer = page.waitForResponse((r) => r.url().endsWith("/api/account/login"));
-  await page.getByRole("button", { name: "Sign in" }).click();
+  // Exact: the providers' buttons ("Sign in with Google", …) share the words.
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   return answer;
 }
 

@@ -2,7 +2,8 @@ import type { Language } from "@gatehouse/contract";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { reportError, startApi } from "./api/index.ts";
-import { AppContext, appContextFor } from "./app/context.tsx";
+import { brandAt, ClientBranded } from "./app/client-brand.tsx";
+import { appContextFor } from "./app/context.tsx";
 import { loadScreen, routeIdFor, usesSession } from "./app/router.tsx";
 import { Shell } from "./app/Shell.tsx";
 import { refreshSession, sessionAnswer } from "./app/session.ts";
@@ -17,7 +18,8 @@ window.addEventListener("unhandledrejection", (event) => reportError(event.reaso
 
 const settings = readHostSettings();
 const context = appContextFor(settings, window.location.origin);
-applyTheme(context.brand);
+// Issue #24 §2: a page of a site's or app's sign-in shows in the client's brand (app/client-brand.tsx).
+applyTheme(brandAt(context.brand, window.location, window.location.origin));
 startApi(settings.gatewayUrl, settings.brand);
 // Issue #9: the session call runs while the catalog and the screen arrive (both preloaded by the host page), and
 // nothing waits for it before the first render. A screen that fails to load here is retried by the shell.
@@ -40,9 +42,9 @@ const root = document.getElementById("root");
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <AppContext value={context}>
+      <ClientBranded context={context}>
         <Shell />
-      </AppContext>
+      </ClientBranded>
     </StrictMode>,
   );
 }

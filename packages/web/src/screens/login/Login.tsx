@@ -2,20 +2,18 @@ import { isSocialPlatform, loginHeadingFor, routeUrl, SOCIAL_PLATFORM_NAMES } fr
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useApp } from "../../app/context.tsx";
-import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { routeIdFor } from "../../app/router.tsx";
 import { Link, useLocation, useSearchParams } from "../../app/routing.tsx";
 import { sessionAnswer, useSession } from "../../app/session.ts";
 import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
-import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
 import { useContinuation } from "./continue.ts";
 import { destinationWhenSignedIn } from "./destination.ts";
 import styles from "./Login.module.css";
 import { usePasswordSignIn } from "./PasswordSignIn.tsx";
-import { offeredPlatforms, type Platform, startSocialSignIn } from "./social.ts";
+import { WaysIn } from "./WaysIn.tsx";
 
 /** Sign in (spec §2 "Login", §4, §5, §8). */
 export default function Login() {
@@ -23,14 +21,13 @@ export default function Login() {
   const session = sessionState.status === "ready" ? sessionState.session : null;
   const [params] = useSearchParams();
   const returnTo = params.get("return_to");
-  const { brand, settings, returnPolicy } = useApp();
+  const { brand, returnPolicy } = useApp();
   // Spec §4: `prompt=login` forces a sign-in even when signed in; any prompt keeps the page from the legacy flow.
   const forceSignIn = params.get("prompt") === "login";
   const { redirecting, legacy, go, startLegacyFlow, follow } = useContinuation(returnTo);
   const legacyFlow = legacy !== undefined && !params.has("prompt");
   const { t } = useTranslation();
   const tk = useT();
-  const fail = useScreenFailure();
   const [socialError, setSocialError] = useState<string>();
   // The screen stays mounted while the next one loads (and the shell asks for the session again meanwhile).
   const current = routeIdFor(useLocation().pathname) === "LOGIN";
@@ -63,14 +60,6 @@ export default function Login() {
     onSignedIn: (answer) => follow(answer.next),
   });
 
-  const social = (platform: Platform) =>
-    startSocialSignIn(platform, {
-      returnTo,
-      autoRegister: false,
-      fail,
-      onError: setSocialError,
-    });
-
   if ((session && !forceSignIn) || redirecting || legacyFlow) {
     return (
       <Layout>
@@ -83,8 +72,6 @@ export default function Login() {
   // Issue #24 §3: back from a provider where the person chose Cancel: a calm notice, not an error.
   const cancelled = cancelledAt(params.get("cancelled"));
   const busy = passwordSignIn.isSubmitting || redirecting;
-  const { flags } = settings;
-  const platforms = offeredPlatforms(settings, flags.TRIMBLE_LOGIN);
   const promo = brand.traits.promoCover ? (
     <aside className={styles.promo}>
       <h2>{t("login.promoTitle")}</h2>
@@ -98,26 +85,7 @@ export default function Login() {
       {cancelled ? <Alert kind="info">{t("login.cancelled", { provider: cancelled })}</Alert> : null}
       {socialError ? <Alert kind="error">{tk(socialError)}</Alert> : null}
       {passwordSignIn.view}
-      {platforms.length > 0 || flags.CORPORATE_LOGIN ? (
-        <>
-          <div className={styles.divider}>{t("login.or")}</div>
-          <div className={styles.providers}>
-            {platforms.map((platform) => (
-              <Button key={platform} variant="secondary" disabled={busy} onClick={() => void social(platform)}>
-                {t(`login.${platform}`)}
-              </Button>
-            ))}
-            {flags.CORPORATE_LOGIN ? (
-              <Link
-                className={styles.providerLink}
-                to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}
-              >
-                {t("login.corporate")}
-              </Link>
-            ) : null}
-          </div>
-        </>
-      ) : null}
+      <WaysIn returnTo={returnTo} disabled={busy} onError={setSocialError} />
       <p className={styles.create}>
         {t("login.noAccount")}{" "}
         <Link to={routeUrl("REGISTER", { return_to: returnTo ?? undefined })}>{t("login.createAccount")}</Link>

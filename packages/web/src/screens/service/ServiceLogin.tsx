@@ -2,15 +2,19 @@ import { type AnswerOf, api, BRANDS, ROUTES, routeUrl } from "@gatehouse/contrac
 import { type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway } from "../../api/index.ts";
+import { CLIENT_BRAND_PARAM, serviceLoginReturn } from "../../app/client-brand.tsx";
 import { AppContext, useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
-import { Link, useNavigate } from "../../app/routing.tsx";
+import { Link, useLocation, useNavigate } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
 import { applyTheme } from "../../brands/theme.ts";
+import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
+import { useT } from "../../ui/useT.ts";
 import { useContinuation } from "../login/continue.ts";
 import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
+import { WaysIn } from "../login/WaysIn.tsx";
 import styles from "./ServiceLogin.module.css";
 
 type Details = AnswerOf<typeof api.serviceLogin>;
@@ -91,6 +95,14 @@ export default function ServiceLogin() {
 
   const brand = details ? BRANDS[details.client.brand] : app.brand;
   useEffect(() => applyTheme(brand), [brand]);
+  // The address names the client's brand, so a reload shows it before the details arrive (app/client-brand.tsx).
+  // Only while the address is this screen's: it stays mounted while the next screen loads.
+  const { pathname, search } = useLocation();
+  const named = new URLSearchParams(search).get(CLIENT_BRAND_PARAM);
+  const renamed = details && pathname === HERE && named !== details.client.brand ? details.client.brand : undefined;
+  useEffect(() => {
+    if (renamed) navigate(serviceLoginReturn(renamed), { replace: true });
+  }, [renamed, navigate]);
 
   const client = details?.client.name ?? brand.name;
   let content: ReactNode;
@@ -125,12 +137,22 @@ function Page({ children }: { children: ReactNode }) {
   return <Layout>{children}</Layout>;
 }
 
-/** The password sign-in, with the site's login_hint filled in. */
+/**
+ * The sign-in page's ways in, with the site's login_hint filled in. Each comes back here with the client's brand
+ * (issue #24 §2): recovery, activation, Create account, a provider's or the company's sign-in; this screen then
+ * finds the person signed in and finishes, as after the password.
+ */
 function SignIn(props: { heading: string; details: Details; onSignedIn: () => void }) {
   const [redirecting, setRedirecting] = useState(false);
-  const continuation = useContinuation(HERE);
+  const [refusal, setRefusal] = useState<string>();
+  const here = serviceLoginReturn(props.details.client.brand);
+  const continuation = useContinuation(here);
   const signIn = usePasswordSignIn({
-    returnTo: HERE,
+    returnTo: here,
+    beforeSubmit: async () => {
+      setRefusal(undefined);
+      return false;
+    },
     defaultEmail: props.details.loginHint,
     redirecting: redirecting || continuation.redirecting,
     onSignedIn: ({ next }) => {
@@ -141,13 +163,16 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
     },
   });
   const { t } = useTranslation();
+  const tk = useT();
   return (
     <>
       <h1>{props.heading}</h1>
+      {refusal ? <Alert kind="error">{tk(refusal)}</Alert> : null}
       {signIn.view}
+      <WaysIn returnTo={here} disabled={signIn.isSubmitting || redirecting} onError={setRefusal} />
       {/* A person without an account registers, activates by the mailed link, and comes back here to go on. */}
       <p className={styles.create}>
-        {t("login.noAccount")} <Link to={routeUrl("REGISTER", { return_to: HERE })}>{t("login.createAccount")}</Link>
+        {t("login.noAccount")} <Link to={routeUrl("REGISTER", { return_to: here })}>{t("login.createAccount")}</Link>
       </p>
     </>
   );
