@@ -1,15 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { BRAND_IDS, BRANDS, type BrandId } from "@gatehouse/contract";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import { useFederation } from "./federation-fixture.ts";
 import { completeProfile, federationPages, PHONE, TO_PROFILE } from "./federation-pages.ts";
+import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-app.ts";
 import {
   createPerson,
   expectAccessible,
@@ -23,20 +19,11 @@ import {
 
 const PASSWORD = "correct horse battery";
 
-/** The desktop app (or site) behind a loopback redirect: a real listener that records the codes it receives. */
-let app: Server;
-const received: URL[] = [];
-let appOrigin = "";
+let app: LoopbackApp;
 
 /** The app's listener, then one desktop app per brand and a partner site for the service's CLIENTS_FILE. */
 async function clientsFile(): Promise<Record<string, string>> {
-  app = createServer((request, response) => {
-    received.push(new URL(request.url ?? "/", appOrigin));
-    response.setHeader("content-type", "text/html; charset=utf-8");
-    response.end("<!doctype html><title>App</title><p>Signed in</p>");
-  });
-  await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startLoopbackApp();
   // One desktop app per brand (the sign-in shows in its client's brand), and a partner site that is not ours.
   const clients = [
     ...BRAND_IDS.map((brand) => ({
@@ -50,13 +37,11 @@ async function clientsFile(): Promise<Record<string, string>> {
       client_id: "partner",
       client_name: "Partner Gallery",
       client_secret: "partner-secret-of-at-least-forty-three-characters",
-      redirect_uris: [`${appOrigin}/partner`],
+      redirect_uris: [`${app.origin}/partner`],
       brand: "cloud",
     },
   ];
-  const file = join(mkdtempSync(join(tmpdir(), "gatehouse-clients-")), "clients.json");
-  writeFileSync(file, JSON.stringify({ clients }));
-  return { CLIENTS_FILE: file };
+  return { CLIENTS_FILE: clientsFileOf(clients) };
 }
 
 /**
@@ -66,7 +51,7 @@ async function clientsFile(): Promise<Record<string, string>> {
 const fx = useFederation(clientsFile);
 const { open, signInWith } = federationPages(fx);
 afterAll(async () => {
-  await new Promise((resolve) => app?.close(resolve));
+  await app?.close();
 });
 
 /** An authorization request as the app makes it: code + PKCE S256, a fresh state. */
@@ -95,7 +80,7 @@ async function redeem(clientId: string, code: string, verifier: string) {
       grant_type: "authorization_code",
       client_id: clientId,
       code,
-      redirect_uri: `${appOrigin}/callback`,
+      redirect_uri: `${app.origin}/callback`,
       code_verifier: verifier,
     }),
   });
@@ -109,8 +94,7 @@ async function expectBrand(page: Page, brand: BrandId) {
   expect(await page.evaluate(() => document.documentElement.dataset.brand)).toBe(brand);
 }
 
-/** The last request the app received on a path (the browser also asks it for a favicon). */
-const lastTo = (path: string) => received.filter((url) => url.pathname === path).at(-1);
+const lastTo = (path: string) => app.lastTo(path);
 
 async function person() {
   const email = uniqueEmail("service");
@@ -129,7 +113,7 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
   it.each(BRAND_IDS.map((brand) => [brand]))("shows in the client's brand (%s), axe-clean", async (brand) => {
     const { page, context } = await visit(fx.browser, "about:blank", {}, fx.service.baseUrl);
     await page.setViewportSize(brand === "archviz" ? { width: 390, height: 844 } : { width: 1280, height: 800 });
-    await page.goto(authorizeUrl(`app-${brand}`, `${appOrigin}/callback`).url);
+    await page.goto(authorizeUrl(`app-${brand}`, `${app.origin}/callback`).url);
     const name = BRANDS[brand as BrandId].name;
     await page.getByRole("heading", { level: 1, name: `Sign in to continue to ${name}` }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/service_login");
@@ -142,7 +126,7 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
 
   it("signs in by keyboard and sends the browser to the app's loopback port with a code", async () => {
     const email = await person();
-    const { url, state } = authorizeUrl("app-archviz", `${appOrigin}/callback`, { login_hint: email });
+    const { url, state } = authorizeUrl("app-archviz", `${app.origin}/callback`, { login_hint: email });
     const { page, context } = await visit(fx.browser, url, {}, fx.service.baseUrl);
     const address = page.getByLabel("Username or email");
     await address.waitFor();
@@ -150,21 +134,21 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
     await page.getByLabel("Password", { exact: true }).focus();
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
-    await page.waitForURL((target) => target.origin === appOrigin);
+    await page.waitForURL((target) => target.origin === app.origin);
     const callback = lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe(state);
     expect(callback?.searchParams.get("code")).toBeTruthy();
 
     // Signed in already: the next sign-in of another app finishes at once, without a form.
-    const next = authorizeUrl("app-engine", `${appOrigin}/callback`);
+    const next = authorizeUrl("app-engine", `${app.origin}/callback`);
     await page.goto(next.url);
-    await page.waitForURL((target) => target.origin === appOrigin);
+    await page.waitForURL((target) => target.origin === app.origin);
     expect(lastTo("/callback")?.searchParams.get("state")).toBe(next.state);
     await context.close();
   });
 
   it("offers a person without an account to create one, and brings them back to this sign-in", async () => {
-    const { url } = authorizeUrl("app-cloud", `${appOrigin}/callback`);
+    const { url } = authorizeUrl("app-cloud", `${app.origin}/callback`);
     const { page, context } = await visit(fx.browser, url, {}, fx.service.baseUrl);
     await page.getByRole("link", { name: "Create account" }).click();
     await page.waitForURL((target) => target.pathname === "/register");
@@ -175,7 +159,7 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
 
   it("asks for consent for a site that is not the vendor's own, then continues", async () => {
     const email = await person();
-    const { url, state } = authorizeUrl("partner", `${appOrigin}/partner`);
+    const { url, state } = authorizeUrl("partner", `${app.origin}/partner`);
     const { page, context } = await visit(fx.browser, url, {}, fx.service.baseUrl);
     await page.getByRole("heading", { level: 1, name: "Sign in to continue to Partner Gallery" }).waitFor();
     await signIn(page, email, PASSWORD);
@@ -188,7 +172,7 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
     await expectAccessible(page);
     await screenshot(page, "service-login-consent");
     await page.getByRole("button", { name: "Allow" }).click();
-    await page.waitForURL((target) => target.origin === appOrigin);
+    await page.waitForURL((target) => target.origin === app.origin);
     expect(lastTo("/partner")?.searchParams.get("state")).toBe(state);
     expect(lastTo("/partner")?.searchParams.get("code")).toBeTruthy();
     await context.close();
@@ -217,12 +201,12 @@ describe("every way in, in the client's brand (issue #24 §2)", () => {
     await made.page.getByRole("heading", { name: "Account created" }).waitFor();
     await made.context.close();
 
-    const { url, state, verifier } = authorizeUrl("app-archviz", `${appOrigin}/callback`);
+    const { url, state, verifier } = authorizeUrl("app-archviz", `${app.origin}/callback`);
     const { page, context } = await open(url);
     await page.getByRole("heading", { level: 1, name: "Sign in to continue to Enscape" }).waitFor();
     await page.getByRole("link", { name: "Sign in with corporate email" }).waitFor();
     await signInWith(page, "google", { email });
-    await page.waitForURL((target) => target.origin === appOrigin);
+    await page.waitForURL((target) => target.origin === app.origin);
     const callback = lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe(state);
     const tokens = await redeem("app-archviz", callback?.searchParams.get("code") ?? "", verifier);
@@ -232,7 +216,7 @@ describe("every way in, in the client's brand (issue #24 §2)", () => {
 
   it("Create account keeps Enscape through a reload and the mailed activation link, back to the app", async () => {
     const email = uniqueEmail("service.enscape");
-    const { url, state } = authorizeUrl("app-archviz", `${appOrigin}/callback`);
+    const { url, state } = authorizeUrl("app-archviz", `${app.origin}/callback`);
     const { page, context } = await open(url);
     await page.getByRole("link", { name: "Create account" }).click();
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
@@ -261,14 +245,14 @@ describe("every way in, in the client's brand (issue #24 §2)", () => {
     await page.getByText("Activating your account and signing you in...").waitFor();
     await expectBrand(page, "archviz");
     release();
-    await page.waitForURL((target) => target.origin === appOrigin);
+    await page.waitForURL((target) => target.origin === app.origin);
     expect(lastTo("/callback")?.searchParams.get("state")).toBe(state);
     expect(lastTo("/callback")?.searchParams.get("code")).toBeTruthy();
     await context.close();
   });
 
   it("Forgot your password? and the corporate sign-in stay Enscape, through a reload", async () => {
-    const { url } = authorizeUrl("app-archviz", `${appOrigin}/callback`);
+    const { url } = authorizeUrl("app-archviz", `${app.origin}/callback`);
     const { page, context } = await open(url);
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     await page.getByRole("heading", { name: "Forgot your password?", level: 1 }).waitFor();
@@ -296,7 +280,7 @@ describe("every way in, in the client's brand (issue #24 §2)", () => {
   });
 
   it.each([["engine"], ["cross"]] as const)("shows every way in on a phone (%s)", async (brand) => {
-    const { page, context } = await open(authorizeUrl(`app-${brand}`, `${appOrigin}/callback`).url);
+    const { page, context } = await open(authorizeUrl(`app-${brand}`, `${app.origin}/callback`).url);
     await page.setViewportSize(PHONE);
     await page.getByRole("button", { name: "Sign in with Google" }).waitFor();
     await expectBrand(page, brand);

@@ -1,13 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { BRAND_IDS, BRANDS, type BrandId } from "@gatehouse/contract";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Service, startService } from "./global.ts";
+import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-app.ts";
 import { adminOn, expectAccessible, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
 /**
@@ -18,20 +14,12 @@ const PASSWORD = "correct horse battery";
 const NEW_PASSWORD = "Copper-Lantern-91!";
 const PHONE = { width: 390, height: 844 };
 
-let app: Server;
-const received: URL[] = [];
-let appOrigin = "";
+let app: LoopbackApp;
 let service: Service;
 let browser: Browser;
 
 beforeAll(async () => {
-  app = createServer((request, response) => {
-    received.push(new URL(request.url ?? "/", appOrigin));
-    response.setHeader("content-type", "text/html; charset=utf-8");
-    response.end("<!doctype html><title>App</title><p>Signed in</p>");
-  });
-  await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startLoopbackApp();
   const clients = [
     {
       client_id: "app-engine",
@@ -41,15 +29,13 @@ beforeAll(async () => {
       first_party: true,
     },
   ];
-  const file = join(mkdtempSync(join(tmpdir(), "gatehouse-clients-")), "clients.json");
-  writeFileSync(file, JSON.stringify({ clients }));
-  service = await startService({ CLIENTS_FILE: file });
+  service = await startService({ CLIENTS_FILE: clientsFileOf(clients) });
   browser = await launch();
 });
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
-  await new Promise((resolve) => app.close(resolve));
+  await app?.close();
 });
 
 /** An account that owes what `flags` and the missing fields say: `--must-change-password`, no country. */
@@ -86,7 +72,7 @@ describe("owed steps are a sign-in attempt (issue #24)", () => {
     const verifier = randomBytes(32).toString("base64url");
     const query = new URLSearchParams({
       client_id: "app-engine",
-      redirect_uri: `${appOrigin}/callback`,
+      redirect_uri: `${app.origin}/callback`,
       response_type: "code",
       scope: "openid email",
       code_challenge: createHash("sha256").update(verifier).digest("base64url"),
@@ -112,8 +98,8 @@ describe("owed steps are a sign-in attempt (issue #24)", () => {
     await page.getByRole("combobox", { name: "Country" }).selectOption("AT");
     await page.getByRole("button", { name: "Save changes" }).click();
 
-    await page.waitForURL((url) => url.origin === appOrigin);
-    const callback = received.filter((url) => url.pathname === "/callback").at(-1);
+    await page.waitForURL((url) => url.origin === app.origin);
+    const callback = app.lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe("core-state");
     expect(callback?.searchParams.get("code")).toBeTruthy();
     await context.close();
