@@ -103,7 +103,7 @@ describe("openid-client as a relying party of the running provider", () => {
     // A site that is not the vendor's own asks the person first, and the consent screen names it.
     const request = await codeRequest(partner, PARTNER_CALLBACK, { scope: "openid email trials" });
     await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 403, code: "consent_required" });
-    expect((await browser.get("/api/service_login")).json.consent).toEqual(["email", "trials"]);
+    expect((await browser.get("/api/service_login")).json.consent).toEqual(["openid", "email", "trials"]);
     const callback = await browser.authorize(request.url, { agree: true });
     const tokens = await oidc.authorizationCodeGrant(partner, callback, request.checks);
     expect((await oidc.fetchUserInfo(partner, tokens.access_token, person.id)).trials).toHaveLength(1);
