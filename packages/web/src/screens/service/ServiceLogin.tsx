@@ -161,7 +161,15 @@ function Consent(props: { client: string; details: Details; busy: boolean; onAll
   const { t } = useTranslation();
   const fail = useScreenFailure();
   const [switching, setSwitching] = useState(false);
-  const { account } = props.details;
+  const [details, setDetails] = useState(props.details);
+  // The screen may have read the sign-in before the person signed in: read it again for the account now shared
+  // and what that account has not yet agreed to. Should that fail, Allow and Cancel still report the failure.
+  useEffect(() => {
+    gateway()
+      .call(api.serviceLogin)
+      .then(setDetails, () => undefined);
+  }, []);
+  const { account } = details;
   /**
    * Signs out, then starts the site's request over: the provider opens a new sign-in (the one this screen shows
    * belonged to the session just ended), and this screen comes back with its sign-in form.
@@ -170,7 +178,7 @@ function Consent(props: { client: string; details: Details; busy: boolean; onAll
     setSwitching(true);
     try {
       await gateway().call(api.logout, { body: {} });
-      window.location.assign(props.details.restartUrl);
+      window.location.assign(details.restartUrl);
     } catch (error) {
       setSwitching(false);
       fail(error);
@@ -193,7 +201,7 @@ function Consent(props: { client: string; details: Details; busy: boolean; onAll
       ) : null}
       <p>{t("serviceLogin.consentIntro", { client: props.client })}</p>
       <ul className={styles.scopes}>
-        {props.details.consent.map((scope) => (
+        {details.consent.map((scope) => (
           <li key={scope}>{t(`serviceLogin.scopes.${scope}`)}</li>
         ))}
       </ul>
