@@ -165,6 +165,7 @@ describe("a site's or app's sign-in (SERVICE_LOGIN)", () => {
     await signIn(page, email, PASSWORD);
     await page.getByRole("heading", { level: 1, name: "Partner Gallery would like to use your account" }).waitFor();
     expect(await page.getByRole("listitem").allTextContents()).toEqual([
+      "Know who you are when you sign in",
       "See your email address",
       "See your name and language",
     ]);

@@ -105,7 +105,7 @@ describe("openid-client as a relying party of the running provider", () => {
     // A site that is not the vendor's own asks the person first, and the consent screen names it.
     const request = await codeRequest(partner, PARTNER_CALLBACK, { scope: "openid email trials" });
     await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 403, code: "consent_required" });
-    expect((await browser.get("/api/service_login")).json.consent).toEqual(["email", "trials"]);
+    expect((await browser.get("/api/service_login")).json.consent).toEqual(["openid", "email", "trials"]);
     const callback = await browser.authorize(request.url, { agree: true });
     const tokens = await oidc.authorizationCodeGrant(partner, callback, request.checks);
     expect((await oidc.fetchUserInfo(partner, tokens.access_token, person.id)).trials).toHaveLength(1);
@@ -464,14 +464,16 @@ describe("openid-client as a relying party of the running provider", () => {
   });
 
   it("shows the sign-in in the client's brand and asks a client that is not the vendor's own for consent", async () => {
-    const { browser } = await signedIn();
+    const { person, browser } = await signedIn();
     const request = await codeRequest(partner, PARTNER_CALLBACK, { login_hint: "ann@example.com" });
     await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 403, code: "consent_required" });
     expect((await browser.get("/api/service_login")).json).toEqual({
       client: { id: "partner", name: "Cloud Render", brand: "cloud", native: false },
       loginHint: "ann@example.com",
       signInRequired: false,
-      consent: ["email", "profile"],
+      consent: ["openid", "email", "profile"],
+      account: { name: "Ann Lee", email: person.email },
+      restartUrl: expect.stringMatching(/^\/oidc\/auth\?/u),
     });
     const callback = await browser.authorize(request.url, { agree: true });
     expect((await oidc.authorizationCodeGrant(partner, callback, request.checks)).access_token).toBeTruthy();

@@ -3,9 +3,10 @@ import { BRAND_IDS } from "../brands.ts";
 
 /**
  * What a site or app may ask to receive (the provider's scopes), in the order the consent screen lists them.
- * `openid` is the sign-in itself and is never asked about.
+ * `openid` alone already tells the site who the person is (its `sub`), so a site that is not the vendor's own asks
+ * for it too (issue #24 §2).
  */
-export const CONSENT_SCOPES = ["email", "profile", "offline_access", "api", "trials"] as const;
+export const CONSENT_SCOPES = ["openid", "email", "profile", "offline_access", "api", "trials"] as const;
 export type ConsentScope = (typeof CONSENT_SCOPES)[number];
 
 /** Our addition (issue #10 §2): the sign-in a site or app asked the provider for, as SERVICE_LOGIN shows it. */
@@ -28,6 +29,13 @@ export const ServiceLoginAnswer = z.object({
   signInRequired: z.boolean(),
   /** What the site asks to receive, when the person must agree to it (only clients that are not the vendor's own). */
   consent: z.array(z.enum(CONSENT_SCOPES)),
+  /** The signed-in account the site would receive (issue #24 §2), when a gateway session exists. */
+  account: z.optional(z.object({ name: z.string(), email: z.string() })),
+  /**
+   * The site's authorization request again, on this host: after signing out to use another account, the screen
+   * goes there, so the provider opens a new sign-in without the previous person's session (issue #24 §2).
+   */
+  restartUrl: z.string(),
 });
 
 export const ServiceLoginFinishBody = z.object({

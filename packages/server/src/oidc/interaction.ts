@@ -11,11 +11,11 @@ import {
 } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import type { Db } from "../store/db.ts";
+import { usersStore } from "../store/users.ts";
 import { type GatewaySession, readGatewaySessionForProvider } from "./gateway-session.ts";
+import { OIDC_MOUNT, OIDC_SCOPES } from "./provider.ts";
 
 const SECOND_MS = 1000;
-/** The OpenID Connect scopes a grant may hold (provider.ts declares the same to the provider). */
-export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile", "trials"] as const;
 
 type Interaction = Awaited<ReturnType<Provider["interactionDetails"]>>;
 
@@ -77,7 +77,7 @@ const requestedScopes = (interaction: Interaction) => new Set(String(interaction
 
 /**
  * What the person is asked to agree to: nothing for the vendor's own clients; else what the site asks that this
- * person has not granted it before.
+ * person has not granted it before — `openid` alone included, since it tells the site who they are (issue #24 §2).
  */
 async function consentAsked(
   provider: Provider,
@@ -92,6 +92,25 @@ async function consentAsked(
   ]);
   const requested = requestedScopes(interaction);
   return CONSENT_SCOPES.filter((scope) => requested.has(scope) && !already.has(scope));
+}
+
+/** The account a gateway session belongs to, as the consent screen names it (issue #24 §2: which account is shared). */
+async function accountShown(db: Db, gateway: GatewaySession | undefined) {
+  const user = gateway ? await usersStore.findById(db, gateway.userId) : undefined;
+  if (!user) return {};
+  return { account: { name: `${user.first_name} ${user.last_name}`.trim(), email: user.email } };
+}
+
+/**
+ * The site's authorization request as it reached the provider (its stored parameters), to start it over after the
+ * person signs out to use another account: this interaction belongs to the provider session that sign-out ends.
+ */
+function restartUrlOf(interaction: Interaction): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(interaction.params)) {
+    for (const item of [value].flat()) if (typeof item === "string") query.append(name, item);
+  }
+  return `${OIDC_MOUNT}/auth?${query}`;
 }
 
 /** SERVICE_LOGIN's view of the sign-in (api.serviceLogin). */
@@ -114,6 +133,8 @@ export async function describeInteraction(provider: Provider, db: Db, exchange: 
     ...(typeof loginHint === "string" && loginHint ? { loginHint } : {}),
     signInRequired: gateway === undefined || !signedInAsAsked(interaction, gateway),
     consent: await consentAsked(provider, interaction, client.first_party === true),
+    ...(await accountShown(db, gateway)),
+    restartUrl: restartUrlOf(interaction),
   };
 }
 

@@ -39,6 +39,25 @@ export function renderError(log: FastifyBaseLogger) {
   };
 }
 
+/** The provider's routes a browser is sent to for signing out; no program reads their answers. */
+const END_SESSION_ROUTES = new Set(["end_session", "end_session_confirm", "end_session_success"]);
+
+/**
+ * The provider answers an end-session refusal (an id_token_hint it cannot verify, a post-logout address the
+ * client did not register) as JSON unless the request's Accept prefers HTML. End-session is a page a browser is
+ * sent to, whatever its Accept says, so its refusals always show our error page (issue #24 §2).
+ */
+export function endSessionErrorPages(log: FastifyBaseLogger) {
+  const show = renderError(log);
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    const out = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+    if (!END_SESSION_ROUTES.has(ctx.oidc?.route ?? "") || ctx.status < 400 || typeof out?.error !== "string") return;
+    const description = typeof out.error_description === "string" ? out.error_description : undefined;
+    await show(ctx, { error: out.error, error_description: description }, new Error(description ?? out.error));
+  };
+}
+
 function redirect(ctx: KoaContextWithOIDC, location: string) {
   ctx.status = 303;
   ctx.redirect(location);

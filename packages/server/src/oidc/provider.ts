@@ -1,7 +1,13 @@
 import { hkdfSync } from "node:crypto";
-import { OIDC_API_RESOURCE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
+import { OIDC_API_RESOURCE, OIDC_API_SCOPE, OIDC_TTL_S, ROUTES, WEB_CLIENT_ID } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
-import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, {
+  type ClientMetadata,
+  type Configuration,
+  errors,
+  type KoaContextWithOIDC,
+  type ResourceServer,
+} from "oidc-provider";
 import type { Config } from "../config.ts";
 import { RETRY_AFTER_S } from "../http/errors.ts";
 import { OUR_CLIENT_FIELDS } from "../settings/clients.ts";
@@ -10,15 +16,16 @@ import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
 import { apiResourceServer } from "./api-token.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
-import { OIDC_SCOPES } from "./interaction.ts";
 import { countIssuedTokens } from "./issued-tokens.ts";
 import type { PrivateJwk } from "./keys.ts";
 import { legacyResourceServer, webClient } from "./legacy.ts";
-import { logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
+import { endSessionErrorPages, logoutSource, postLogoutSuccessSource, renderError } from "./pages.ts";
 import { interactionsPolicy } from "./policy.ts";
 
 /** Where the provider lives on every host of the service (ARCHITECTURE.md: issuer PUBLIC_URL/oidc). */
 export const OIDC_MOUNT = "/oidc";
+/** The OpenID Connect scopes a grant may hold: declared to the provider here, granted by interaction.ts. */
+export const OIDC_SCOPES = ["openid", "offline_access", "email", "profile", "trials"] as const;
 
 /** The issuer: PUBLIC_URL's origin and the mount path, the `iss` of every token. */
 export function issuerOf(config: Pick<Config, "publicUrl">): string {
@@ -60,6 +67,43 @@ function loopbackFetchForTests(input: string | URL | Request, init?: RequestInit
   const { hostname } = new URL(input instanceof Request ? input.url : input);
   if (init && (hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]")) delete init.dispatcher;
   return globalThis.fetch(input, init);
+}
+
+/** A client of the clients file marked as the vendor's own (never the web app's legacy client). */
+const isFirstParty = (client: { clientId: string; first_party?: unknown }) =>
+  client.first_party === true && client.clientId !== WEB_CLIENT_ID;
+
+/** The scopes the request itself names (the authorization request, or a token request that narrows them). */
+const scopesAsked = (ctx: KoaContextWithOIDC) => new Set(String(ctx.oidc.params?.scope ?? "").split(" "));
+
+/**
+ * Issue #24 §2: the brands' API is the default resource only of the vendor's own clients, and only when they ask
+ * for `api`; every other client names it (`resource`) and asks for `api`, which the person consents to. A token
+ * request naming several resources chooses one itself (`oneOf`, refused by the provider as ambiguous).
+ */
+function defaultResource(
+  ctx: KoaContextWithOIDC,
+  client: { clientId: string; first_party?: unknown },
+  oneOf?: readonly string[],
+): string | readonly string[] | undefined {
+  if (oneOf) return oneOf;
+  return isFirstParty(client) && scopesAsked(ctx).has(OIDC_API_SCOPE) ? OIDC_API_RESOURCE : undefined;
+}
+
+/**
+ * A token for the brands' API only with the `api` scope (issue #24 §2; ASVS 10.4.x least privilege): at the token
+ * endpoint the grant must hold it (granted, for a third party consented); at the authorization request, before
+ * any grant, the request must ask for it. Without it the API's audience is refused (`invalid_target`, RFC 8707
+ * §2), never issued with an empty scope that an API checking only `aud` would accept.
+ */
+function apiResourceFor(ctx: KoaContextWithOIDC): ResourceServer {
+  const grant = ctx.oidc.entities.Grant;
+  const held = grant
+    ? grant.getResourceScope(OIDC_API_RESOURCE).split(" ").includes(OIDC_API_SCOPE)
+    : scopesAsked(ctx).has(OIDC_API_SCOPE);
+  if (!held) throw new errors.InvalidTarget(`a token for ${OIDC_API_RESOURCE} needs the ${OIDC_API_SCOPE} scope`);
+  // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
+  return apiResourceServer();
 }
 
 /** Builds the provider over our store with the clients of CLIENTS_FILE and the signing keys of the database. */
@@ -112,21 +156,23 @@ export function buildProvider(options: {
       devInteractions: { enabled: false },
       // Off: no client of ours binds tokens to a key, and several nodes would have to share a nonce secret.
       dPoP: { enabled: false },
-      introspection: { enabled: true },
+      introspection: {
+        enabled: true,
+        // A client learns only about its own tokens (RFC 7662 §2.1, §4; ASVS 10.4.x): another client's token is
+        // answered `{ active: false }`, as an unknown one.
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
       revocation: { enabled: true },
       userinfo: { enabled: true },
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource: postLogoutSuccessSource(config) },
       resourceIndicators: {
         enabled: true,
-        // Every authorization also covers the brands' API, so a token for it can be asked at the token endpoint.
-        // The web app's own client (the legacy flow) has no default: it may ask only for a legacy site's token.
-        defaultResource: (_ctx, client, oneOf) =>
-          oneOf ?? (client.clientId === WEB_CLIENT_ID ? undefined : OIDC_API_RESOURCE),
+        defaultResource,
         // Without `resource` at the token endpoint, an `openid` request gets a token for userinfo (OIDC Core);
         // naming the API (or asking no `openid`) gets a JWT for it (docs/decisions.md "Access tokens").
         useGrantedResource: () => false,
-        getResourceServerInfo: (_ctx, resource, client) => {
+        getResourceServerInfo: (ctx, resource, client) => {
           // Least privilege (ASVS 10.4.x): the web app's public client never holds a token for the brands' API.
           if (resource !== OIDC_API_RESOURCE || client.clientId === WEB_CLIENT_ID) {
             // A legacy site's token, for the web client's legacy flow only (oidc/legacy.ts).
@@ -134,8 +180,7 @@ export function buildProvider(options: {
             if (!legacy) throw new errors.InvalidTarget();
             return legacy;
           }
-          // RFC 9068: a JWT the brand's API verifies with the JWKS alone (ES256, oidc/keys.ts).
-          return apiResourceServer();
+          return apiResourceFor(ctx);
         },
       },
     },
@@ -156,6 +201,7 @@ export function buildProvider(options: {
   // Behind TLS offload the provider must believe X-Forwarded-Proto; oidc/mount.ts strips those headers unless
   // TRUST_PROXY trusts the connection's peer.
   provider.proxy = config.trustProxy !== false;
+  provider.use(endSessionErrorPages(log));
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: Error) => {
     // The database away (a restart, a failover) is worth a retry, not a fault: a JSON answer (the token endpoint,
     // userinfo) says so as the API does, 503 with Retry-After and OAuth's `temporarily_unavailable` (issue #14).

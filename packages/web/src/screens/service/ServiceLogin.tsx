@@ -178,23 +178,63 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
   );
 }
 
-/** What a site that is not the vendor's own asks to receive; the person allows or cancels. */
+/**
+ * What a site that is not the vendor's own asks to receive, and for which account (issue #24 §2); the person allows,
+ * cancels, or signs out to use another account.
+ */
 function Consent(props: { client: string; details: Details; busy: boolean; onAllow: () => void; onDeny: () => void }) {
   const { t } = useTranslation();
+  const fail = useScreenFailure();
+  const [switching, setSwitching] = useState(false);
+  const [details, setDetails] = useState(props.details);
+  // The screen may have read the sign-in before the person signed in: read it again for the account now shared
+  // and what that account has not yet agreed to. Should that fail, Allow and Cancel still report the failure.
+  useEffect(() => {
+    gateway()
+      .call(api.serviceLogin)
+      .then(setDetails, () => undefined);
+  }, []);
+  const { account } = details;
+  /**
+   * Signs out, then starts the site's request over: the provider opens a new sign-in (the one this screen shows
+   * belonged to the session just ended), and this screen comes back with its sign-in form.
+   */
+  const switchAccount = async () => {
+    setSwitching(true);
+    try {
+      await gateway().call(api.logout, { body: {} });
+      window.location.assign(details.restartUrl);
+    } catch (error) {
+      setSwitching(false);
+      fail(error);
+    }
+  };
   return (
     <>
       <h1>{t("serviceLogin.consentHeading", { client: props.client })}</h1>
+      {account ? (
+        <div className={styles.account}>
+          <p>{t("serviceLogin.sharedAccount", { client: props.client })}</p>
+          <p className={styles.who}>
+            {account.name ? <strong>{account.name}</strong> : null}
+            <span>{account.email}</span>
+          </p>
+          <Button variant="link" onClick={() => void switchAccount()} busy={switching} disabled={props.busy}>
+            {t("serviceLogin.otherAccount")}
+          </Button>
+        </div>
+      ) : null}
       <p>{t("serviceLogin.consentIntro", { client: props.client })}</p>
       <ul className={styles.scopes}>
-        {props.details.consent.map((scope) => (
+        {details.consent.map((scope) => (
           <li key={scope}>{t(`serviceLogin.scopes.${scope}`)}</li>
         ))}
       </ul>
       <div className={styles.actions}>
-        <Button onClick={props.onAllow} busy={props.busy}>
+        <Button onClick={props.onAllow} busy={props.busy} disabled={switching}>
           {t("serviceLogin.allow")}
         </Button>
-        <Button variant="secondary" onClick={props.onDeny} disabled={props.busy}>
+        <Button variant="secondary" onClick={props.onDeny} disabled={props.busy || switching}>
           {t("serviceLogin.deny")}
         </Button>
       </div>
