@@ -103,7 +103,6 @@ export async function redeemLinkCode(
     auth_method: giver.auth_method,
     idp: giver.idp,
     amr: giver.amr,
-    pending_step: null,
     sign_in_id: giver.sign_in_id,
     linked: linked ? 1 : 0,
   });

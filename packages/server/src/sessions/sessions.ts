@@ -82,7 +82,6 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
     auth_method: record.method,
     idp: record.idp ?? null,
     amr: record.amr.join(" "),
-    pending_step: null,
     // A new sign-in: the sessions it is carried to on other hosts share this id (sessions/links.ts).
     sign_in_id: randomUUID(),
   });
