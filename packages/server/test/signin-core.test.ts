@@ -207,6 +207,15 @@ describe("a sign-in attempt (signin/attempt.ts)", () => {
     expect(await findAttempt(db(), browser.token)).toBeUndefined();
   });
 
+  it("leaves no unfinished attempt behind once a sign-in in the same browser finishes", async () => {
+    const owing = await account({ requirePasswordUpdate: true });
+    const other = await account();
+    const browser = { token: newSessionToken(), client: CLIENT };
+    await signIn(db(), proofOf(owing, "password"), browser, { landing: "/x" }, CONTEXT);
+    await signIn(db(), proofOf(other, "password"), browser, { landing: "/x" }, CONTEXT);
+    expect(await findAttempt(db(), browser.token)).toBeUndefined();
+  });
+
   it("expires: an attempt left longer than SIGN_IN_ATTEMPT_TTL_MS is gone", async () => {
     const user = await account({ requirePasswordUpdate: true });
     const browser = { token: newSessionToken(), client: CLIENT };

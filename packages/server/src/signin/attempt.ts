@@ -45,7 +45,11 @@ export async function signIn(
     return { ok: false, refusal: { code: refusal } };
   }
   const owes = owedStepOf(user);
-  if (!owes) return finish(db, { user, proof, authTime: now }, browser, destination, context, now);
+  if (!owes) {
+    // A finished sign-in leaves no earlier unfinished one behind in this browser.
+    await signInAttemptsStore.delete(db, attemptId(browser.token));
+    return finish(db, { user, proof, authTime: now }, browser, destination, context, now);
+  }
   // Another person's session in this browser ends now: a shared computer never keeps the previous person signed in
   // while the next one changes a password.
   if (browser.signedIn) await closeSessionOfAnother(db, browser.signedIn, user.id);
