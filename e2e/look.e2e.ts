@@ -217,7 +217,9 @@ describe("controls look like what they do (issue #8)", () => {
     const { page, context } = await visit(browser, "/");
     await stubExternalSites(context);
     await signIn(page, email, PASSWORD);
-    await page.waitForURL((url) => !url.href.startsWith(baseUrl()));
+    // Signed in: this host's landing, the account page (the development brands file's localhost).
+    await page.waitForURL((url) => url.pathname === "/profile/edit");
+    await page.getByLabel("First name").waitFor();
 
     // The account loads slowly: a named spinner holds the card's room meanwhile.
     const release = await holdBack(page, "**/api/account/profile");
