@@ -111,7 +111,7 @@ describe("owed steps are a sign-in attempt (issue #24)", () => {
     await signIn(page, email, PASSWORD);
     await page.getByRole("heading", { name: "Edit account" }).waitFor();
     await page.getByRole("link", { name: "Sign out" }).click();
-    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+    await page.getByRole("status").filter({ hasText: "You have been signed out" }).waitFor();
     expect(await state(page)).toEqual({ session: 204, attempt: 404 });
     await context.close();
   });
