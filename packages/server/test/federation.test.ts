@@ -164,7 +164,8 @@ describe("social sign-in: a new person", () => {
       { continue: "/api/studio/complete" },
     );
     expect(studio.location.pathname).toBe("/");
-    expect(new URL(studio.location.searchParams.get("return_to") ?? "").pathname).toBe("/api/studio/complete");
+    const returnTo = new URL(studio.location.searchParams.get("return_to") ?? "", studio.location);
+    expect(returnTo.pathname).toBe("/api/studio/complete");
     // No return address: the landing page of this host (the development brands file's: the account page).
     expect(back.location.pathname).toBe("/profile/edit");
     expect((await again.get("/api/session")).json).toMatchObject({ Email: email });

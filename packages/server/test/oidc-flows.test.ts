@@ -450,7 +450,7 @@ describe("openid-client as a relying party of the running provider", () => {
     });
     expect(answer.json.next).toEqual({
       kind: "step",
-      url: `/account/password-change?required_password_update=true&return_to=${encodeURIComponent(`${server.url}/service_login`)}`,
+      url: `/account/password-change?required_password_update=true&return_to=${encodeURIComponent("/service_login")}`,
     });
     await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 401, code: "not_authenticated" });
     // Done, it goes back to the provider's sign-in, which finishes for the site.

@@ -38,7 +38,10 @@ export function landingOf(request: FastifyRequest, config: Config): string {
   return siteOf(config, request.hostname)?.landing === "account" ? routeUrl("ACCOUNT_EDIT") : brand.links.home;
 }
 
-/** The sign-in's destination: the return address when this host's policy allows it (ASVS 5.1.5), and the landing. */
+/**
+ * The sign-in's destination: the return address when this host's policy allows it (ASVS 5.1.5; a path is checked as
+ * this host's, and stays a path), and the landing.
+ */
 export function destinationOf(
   request: FastifyRequest,
   config: Config,
@@ -47,7 +50,10 @@ export function destinationOf(
 ): Destination {
   const policy = { allowedHosts: config.brands.returnHosts, selfOrigin: selfOrigin(request, config) };
   const allowed = checkReturnTo(returnTo, policy);
-  return { landing, ...(allowed ? { returnTo: allowed } : {}) };
+  if (!allowed) return { landing };
+  // A path stays a path: the browser resolves it on the host it is on (a host outside the brands file too).
+  const url = new URL(allowed);
+  return { landing, returnTo: returnTo?.startsWith("/") ? `${url.pathname}${url.search}${url.hash}` : allowed };
 }
 
 /** A verifier's refusal as the API's error (the verifier has counted and audited it). */

@@ -2,7 +2,7 @@ import { type NextStep, type OwedStep, ROUTES, stepUrl } from "@gatehouse/contra
 
 /** Where a sign-in goes once finished: decided when it starts, kept by its attempt while steps are owed. */
 export interface Destination {
-  /** The return address, already checked against the host's policy (absolute), or none. */
+  /** The return address, already checked against the host's policy (absolute, or a path on this host), or none. */
   returnTo?: string;
   /** Where a sign-in without a return address lands on this host (the brand's page, a trial's address, …). */
   landing: string;
@@ -25,7 +25,7 @@ export function nextStep(owes: OwedStep | null, destination: Destination, contex
   const { returnTo, landing } = destination;
   if (owes) return { kind: "step", url: stepUrl(owes, returnTo) };
   if (!returnTo) return { kind: "landing", url: landing };
-  const url = new URL(returnTo);
+  const url = new URL(returnTo, context.selfOrigin);
   // Its query (the client's brand, for the theme) comes along; the provider's interaction is in its cookie.
   if (url.origin === context.selfOrigin && url.pathname === ROUTES.SERVICE_LOGIN.path) {
     return { kind: "provider", url: `${url.pathname}${url.search}` };
