@@ -139,7 +139,7 @@ describe.each(BRAND_IDS)("every new screen in brand %s, on a phone and a desktop
     ] as const) {
       await page.setViewportSize(viewport);
       await page.goto(`/corporate_login?theme=${brand}`);
-      await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+      await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
       await page.getByRole("button", { name: "Next" }).click();
       await page.getByText("Please enter your username or email address.").waitFor();
       await check(page, `corporate-login-${brand}-${size}`);

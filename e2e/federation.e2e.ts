@@ -290,8 +290,8 @@ describe("corporate sign-in", () => {
     const email = uniqueEmail("joan").replace("@example.com", "@acme.example");
     const { page, context } = await open("/");
     await page.getByRole("link", { name: "Sign in with corporate email" }).click();
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
-    expect(await page.title()).toBe("Corporate sign in | Gatehouse");
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
+    expect(await page.title()).toBe("Corporate sign-in | Gatehouse");
     await page.getByLabel("Corporate email").fill(email);
     await page.getByLabel("Corporate email").press("Enter");
     const hint = await atProvider(page, fx.idp, { firstName: "Joan", lastName: "Clarke" });
@@ -334,7 +334,7 @@ describe("corporate sign-in", () => {
     await page.getByLabel("Corporate email").fill(email);
     await page.getByRole("button", { name: "Next" }).click();
     await atProvider(page, fx.idp, { button: "Cancel" });
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
     await page
       .getByText("You cancelled the sign-in with your company. Enter your corporate email to try again.")
       .waitFor();
@@ -353,7 +353,7 @@ describe("corporate sign-in", () => {
     expect(await page.title()).toBe("Sign-in failed | Gatehouse");
     await page.getByText(/^Ref: [0-9a-f-]{36}$/u).waitFor();
     await page.getByRole("link", { name: "Try again" }).click();
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
     await context.close();
   });
 
@@ -363,11 +363,11 @@ describe("corporate sign-in", () => {
     await page.getByLabel("Password", { exact: true }).focus();
     await page.getByText("Using a corporate account?").waitFor();
     await page.getByRole("link", { name: "Continue with corporate email" }).click();
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
     await page.getByRole("link", { name: "Back" }).click();
     await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
     await page.getByRole("link", { name: "Sign up with corporate email" }).click();
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
     await context.close();
   });
 });

@@ -227,7 +227,7 @@ function Consent(props: { client: string; details: Details; busy: boolean; onAll
       <p>{t("serviceLogin.consentIntro", { client: props.client })}</p>
       <ul className={styles.scopes}>
         {details.consent.map((scope) => (
-          <li key={scope}>{t(`serviceLogin.scopes.${scope}`)}</li>
+          <li key={scope}>{t(`serviceLogin.scopes.${scope}`, { brand: BRANDS[details.client.brand].name })}</li>
         ))}
       </ul>
       <div className={styles.actions}>
