@@ -125,4 +125,18 @@ describe("consent for a site that is not the vendor's own (issue #24 §2)", () =
     expect(answer?.searchParams.has("code")).toBe(false);
     await context.close();
   });
+
+  it("names the brand whose services the api scope opens (issue #25: 'the vendor' was vague)", async () => {
+    const email = await person("Cy", "Ng");
+    const { url } = authorizeUrl({ scope: "openid api", resource: OIDC_API_RESOURCE });
+    const { page, context } = await visit(browser, url, {}, service.baseUrl);
+    await signIn(page, email, PASSWORD);
+    await consentScreen(page);
+    // The partner's brand is assets, named Cosmos.
+    expect(await page.getByRole("listitem").allTextContents()).toEqual([
+      "Know who you are when you sign in",
+      "Use Cosmos services on your behalf",
+    ]);
+    await context.close();
+  });
 });
