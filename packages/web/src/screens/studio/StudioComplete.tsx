@@ -179,6 +179,8 @@ export default function StudioComplete() {
           {phase.tryNumber > 1 ? (
             <p className={styles.progress}>{t("studio.tryProgress", { n: phase.tryNumber, total: TRIES })}</p>
           ) : null}
+          {/* A wait that goes on is no dead end: the support contact, as on the pages it may end on. */}
+          {phase.waiting || phase.slow ? support : null}
         </Layout>
       );
     case "activated":
