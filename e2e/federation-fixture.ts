@@ -36,8 +36,13 @@ function loopbackOrigins(port: number): string[] {
   return [...new Set(["localhost", ...hosts])].map((host) => `http://${host}:${port}`);
 }
 
-/** `env` adds to the service's environment (e.g. a CLIENTS_FILE), worked out just before it starts. */
-export function useFederation(env: () => Promise<Record<string, string>> = async () => ({})): FederationFixture {
+/**
+ * `env` adds to the service's environment (e.g. a CLIENTS_FILE), worked out just before it starts, knowing the
+ * service's port (a licence helper must know the gateway's address before either starts).
+ */
+export function useFederation(
+  env: (port: number) => Promise<Record<string, string>> = async () => ({}),
+): FederationFixture {
   const fixture = {} as FederationFixture;
   beforeAll(async () => {
     fixture.browser = await launch();
@@ -48,7 +53,7 @@ export function useFederation(env: () => Promise<Record<string, string>> = async
       {
         SMTP_URL: fixture.smtp.url,
         IDPS_FILE: standInProvidersFile(fixture.idp),
-        ...(await env()),
+        ...(await env(port)),
       },
       port,
     );

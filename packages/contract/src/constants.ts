@@ -99,6 +99,8 @@ export const RATE_LIMITS = {
   codeCheck: { max: 30, windowMs: 5 * MINUTE },
   setPassword: { max: 10, windowMs: 15 * MINUTE },
   deletion: { max: 5, windowMs: 15 * MINUTE },
+  /** Set-up links an account without a password asks for on Edit account (issue #25): a mail each, as a resend. */
+  setupLink: { max: 5, windowMs: 15 * MINUTE },
   /** Linked-session round trips (issue #10 §5): a few per page load at most; bounds the codes a client can make. */
   sessionLink: { max: 60, windowMs: 5 * MINUTE },
   /** Tokens minted for legacy sites (issue #10 §3): one per visit to such a site. */

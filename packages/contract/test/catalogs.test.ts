@@ -33,6 +33,7 @@ const BORROWED: Partial<Record<Language, ReadonlySet<string>>> = {
     "register.password",
     "setup.password",
     "profile.deletePassword",
+    "profile.passwordHeading",
     "socialRegisterComplete.ok",
   ]),
   // Spec §2's OK button: these languages say "OK" too.

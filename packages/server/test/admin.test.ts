@@ -24,6 +24,19 @@ describe("admin CLI", () => {
     expect((await run("user:create", "--bogus")).code).toBe(2);
   });
 
+  it("ends every message with one newline and puts each refusal on its own line (issue #25)", async () => {
+    const refused = await run("user:create", "--email", "not-an-address", "--password", "password");
+    expect(refused.code).toBe(1);
+    expect(refused.out.endsWith("\n") && !refused.out.endsWith("\n\n")).toBe(true);
+    expect(refused.out.trimEnd().split("\n")).toEqual([
+      "email: Please enter valid email address.",
+      expect.stringMatching(/^password: This password is too common/u),
+    ]);
+    for (const argv of [[], ["user:explode"], ["user:create", "--bogus"], ["audit"]]) {
+      expect((await run(...argv)).out).toMatch(/[^\n]\n$/u);
+    }
+  });
+
   it("creates a user who can sign in", async () => {
     const created = await run(
       "user:create",
@@ -45,16 +58,16 @@ describe("admin CLI", () => {
   it("refuses a duplicate, a weak password and missing flags with clear messages", async () => {
     expect(await run("user:create", "--email", "CLI@example.com", "--password", "correct horse")).toEqual({
       code: 1,
-      out: "This email address is already connected to an account.",
+      out: "This email address is already connected to an account.\n",
     });
     expect(await run("user:create", "--email", "x@example.com", "--password", "short")).toEqual({
       code: 1,
-      out: "password: Your password must be at least 8 characters long.",
+      out: "password: Your password must be at least 8 characters long.\n",
     });
-    expect(await run("user:disable")).toEqual({ code: 1, out: "--email is required" });
+    expect(await run("user:disable")).toEqual({ code: 1, out: "--email is required\n" });
     expect(await run("user:disable", "--email", "nobody@example.com")).toEqual({
       code: 1,
-      out: "no account with the address nobody@example.com",
+      out: "no account with the address nobody@example.com\n",
     });
   });
 
@@ -168,7 +181,7 @@ describe("admin mail:list", () => {
       expect(listed.code).toBe(0);
       expect(listed.out).toMatch(/sent\s+mailbox@example\.com\s+Activate your Gatehouse account/u);
       expect(listed.out).toMatch(/http:\/\/localhost:8080\/account\/activate\?code=[\w-]{43}/u);
-      expect((await runAdmin(["mail:list", "--email", "nobody@example.com"], env)).out).toBe("no mail");
+      expect((await runAdmin(["mail:list", "--email", "nobody@example.com"], env)).out).toBe("no mail\n");
     } finally {
       await app.close();
     }

@@ -38,6 +38,7 @@ const SAMPLES: Record<string, { body?: unknown; params?: Record<string, string> 
   activate: { body: { activationCode: "no-such-code" } },
   resendActivation: { body: { email: "nobody@example.com" } },
   deleteRequest: { body: { password: "a wrong password" } },
+  passwordSetupLink: { body: {} },
   deleteAccount: { body: { deletionCode: "no-such-code" } },
   trialResendActivation: { body: { email: "nobody@example.com" } },
   activationLogin: { body: { activationCode: "no-such-code" } },

@@ -92,7 +92,13 @@ describe("mail rendering", () => {
 });
 
 describe("greetings", () => {
-  const verifiedKinds: MailKind[] = ["password_reset", "password_changed", "deletion_request", "account_deleted"];
+  const verifiedKinds: MailKind[] = [
+    "password_reset",
+    "password_changed",
+    "password_add",
+    "deletion_request",
+    "account_deleted",
+  ];
 
   it.each([
     ["en", "Hello Ann,"],

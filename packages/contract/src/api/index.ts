@@ -154,6 +154,19 @@ export const api = {
     statuses: [200, 401, 404, 409],
     session: "required",
   }),
+  /**
+   * Our addition (issue #25): an account without a password (made through a provider or a company) asks for a
+   * set-up link by mail, the invitation's flow (/account/password-setup). The same empty answer whatever happens.
+   */
+  passwordSetupLink: defineEndpoint({
+    method: "POST",
+    path: "/account/password/setup-link",
+    body: s.Empty,
+    answer: s.Empty,
+    statuses: [200, 400, 401, 429],
+    session: "required",
+    rateLimit: "setupLink",
+  }),
   profile: defineEndpoint({
     method: "GET",
     path: "/account/profile",

@@ -75,6 +75,21 @@ export async function sendSetup(db: Db, user: UserRow, site: MailSite, now = Dat
   await queueUserMail(db, user, "password_setup", routeUrl("PASSWORD_SETUP", { code }), site, now);
 }
 
+/**
+ * POST /account/password/setup-link (issue #25): an account without a password (made through a provider or a
+ * company) gets a set-up link by mail, the invitation's code and page, on the recovery mails' quota. An account
+ * that has a password, or has spent the quota, gets nothing and the same answer (ASVS 6.3.8: nothing new is said).
+ */
+export async function requestSetupLink(db: Db, user: UserRow, site: MailSite, now = Date.now()): Promise<void> {
+  const allowed = await recoveryQuota(db, user.email_normalized, now);
+  if (!allowed) counts(db).block("recovery_quota");
+  if (!allowed || user.password_hash !== null || user.status !== "active") return decoyCodeWork(db, now);
+  await db.transaction().execute(async (trx) => {
+    const code = await issueCode(trx, user.id, "password_setup", PASSWORD_SETUP_TTL_MS, now);
+    await queueUserMail(trx, user, "password_add", routeUrl("PASSWORD_SETUP", { code }), site, now);
+  });
+}
+
 /** GET /account/recover/{code}: the state of a reset or set-up code, without using it. */
 export async function passwordCodeStatus(db: Db, code: string, now = Date.now()): Promise<CodeStatus> {
   const row = await codesStore.findByHash(db, codeHash(code));

@@ -18,6 +18,7 @@ import {
   enableUser,
   findUserByEmail,
   inviteUser,
+  NewUser,
   UserExistsError,
   unlockUser,
 } from "../accounts/users.ts";
@@ -73,23 +74,38 @@ async function existing(db: Db, flags: Flags): Promise<UserRow> {
 
 const optional = (value: string | boolean | undefined) => (typeof value === "string" ? value : undefined);
 
+/** A zod failure as refusals, one a line: the field, then the catalog's English words. */
+const issueLines = (error: ZodError) =>
+  error.issues.map((i) => `${i.path.join(".")}: ${lookup(englishCatalog, i.message) ?? i.message}`);
+
 /** An admin-set password follows the same policy as a registration (ASVS 6.2.4/6.2.11), after its length rule. */
-function checkPasswordPolicy(password: string, context: PasswordContext): void {
-  if (!registerPasswordRule.safeParse(password).success) return;
+function policyRefusal(password: string, context: PasswordContext): string | undefined {
+  if (!registerPasswordRule.safeParse(password).success) return undefined;
   const refusal = passwordRefusal(password, context);
-  if (refusal) throw new UsageError(`password: ${lookup(englishCatalog, `errors.${refusal}`) ?? refusal}`);
+  return refusal ? `password: ${lookup(englishCatalog, `errors.${refusal}`) ?? refusal}` : undefined;
 }
+
+/**
+ * Every refusal of a new account at once, each on its own line (issue #25): the fields' rules and the password
+ * policy, so a second run does not reveal a second problem.
+ */
+function checkNewUser(input: NewUser): void {
+  const parsed = NewUser.safeParse(input);
+  const lines = parsed.success ? [] : issueLines(parsed.error);
+  const policy = policyRefusal(input.password, input);
+  if (policy && !lines.some((line) => line.startsWith("password:"))) lines.push(policy);
+  if (lines.length > 0) throw new UsageError(lines.join("\n"));
+}
+
+/** What the CLI prints: every message ends with exactly one newline (issue #25). */
+const asMessage = (out: string) => `${out.replace(/\s+$/u, "")}\n`;
 
 const COMMANDS: Record<string, Command> = {
   "user:create": async (db, flags) => {
-    const person = {
+    const input: NewUser = {
       email: required(flags, "email"),
       firstName: optional(flags.first),
       lastName: optional(flags.last),
-    };
-    checkPasswordPolicy(required(flags, "password"), person);
-    const user = await createUser(db, {
-      ...person,
       password: required(flags, "password"),
       countryCode: optional(flags.country),
       status: flags.inactive ? "pending" : "active",
@@ -97,7 +113,9 @@ const COMMANDS: Record<string, Command> = {
       // The administrator vouches for the address only when saying so (issue #13): else the forum and the OIDC
       // claim treat it as unproven until a mailed link proves it.
       emailVerified: flags.verified === true,
-    });
+    };
+    checkNewUser(input);
+    const user = await createUser(db, input);
     return `created ${user.email} (${user.id}, ${user.status})`;
   },
   "user:invite": async (db, flags, config) => {
@@ -189,6 +207,11 @@ export async function runAdmin(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number; out: string }> {
+  const { code, out } = await runCommand(argv, env);
+  return { code, out: asMessage(out) };
+}
+
+async function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) return { code: name ? 2 : 0, out: name ? `unknown command ${name}\n\n${USAGE}` : USAGE };
@@ -244,14 +267,7 @@ export async function runAdmin(
     ) {
       return { code: 1, out: error.message };
     }
-    if (error instanceof ZodError) {
-      return {
-        code: 1,
-        out: error.issues
-          .map((i) => `${i.path.join(".")}: ${lookup(englishCatalog, i.message) ?? i.message}`)
-          .join("\n"),
-      };
-    }
+    if (error instanceof ZodError) return { code: 1, out: issueLines(error).join("\n") };
     return { code: 1, out: `failed: ${(error as Error).message}` };
   } finally {
     await db?.destroy();
@@ -260,6 +276,7 @@ export async function runAdmin(
 
 if (import.meta.main) {
   const { code, out } = await runAdmin(process.argv.slice(2));
-  (code === 0 ? console.log : console.error)(out);
+  // Written as is: the message already ends with its newline.
+  (code === 0 ? process.stdout : process.stderr).write(out);
   process.exitCode = code;
 }

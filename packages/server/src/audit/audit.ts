@@ -17,6 +17,8 @@ export type AuditEvent =
   | "password_changed"
   | "password_reset"
   | "password_setup"
+  /** Issue #25: an account without a password asked for a set-up link (mailed only when it has none). */
+  | "setup_link_requested"
   | "profile_updated"
   | "deletion_requested"
   | "account_deleted"

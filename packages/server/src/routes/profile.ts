@@ -2,6 +2,7 @@ import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { deleteAccount, requestDeletion } from "../accounts/deletion.ts";
 import { profileOf, updateProfile } from "../accounts/profile.ts";
+import { requestSetupLink } from "../accounts/recovery.ts";
 import { audit } from "../audit/audit.ts";
 import { requestSite } from "../http/client.ts";
 import { currentUser } from "../http/current-user.ts";
@@ -52,6 +53,15 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
       });
     }
     await audit(db, "deletion_requested", auditContext(request, user.id));
+    services.mail.kick();
+    return {};
+  });
+
+  // Issue #25: a set-up link for an account without a password; CSRF-checked as every call that changes state.
+  mount(app, api.passwordSetupLink, async (request) => {
+    const user = await currentUser(db, request);
+    await requestSetupLink(db, user, requestSite(request, config));
+    await audit(db, "setup_link_requested", auditContext(request, user.id));
     services.mail.kick();
     return {};
   });

@@ -1,6 +1,5 @@
 import { ROUTES, type RouteId } from "@gatehouse/contract";
 import { useTranslation } from "react-i18next";
-import { useApp } from "../../app/context.tsx";
 import { Layout } from "../../app/Layout.tsx";
 import { routeIdFor } from "../../app/router.tsx";
 import { Link, useLocation, useSearchParams } from "../../app/routing.tsx";
@@ -24,9 +23,8 @@ export default function DesktopApp() {
  * /ula-login-success and /ula-logout-success (end-session, /logout?ua=): done, back to the app. No dead end for
  * whoever stays (issue #8): the brand's site after signing in, signing in again after signing out.
  */
-function Done({ wording: { kind, app }, signedOut }: { wording: DesktopAppWording; signedOut: boolean }) {
+function Done({ wording: { kind, app, brand }, signedOut }: { wording: DesktopAppWording; signedOut: boolean }) {
   const { t } = useTranslation();
-  const { brand } = useApp();
   const heading = t(`desktopApp.${kind}.${signedOut ? "signedOut" : "signedIn"}`, { app });
   usePageTitle(heading);
   return (
@@ -46,11 +44,11 @@ function Done({ wording: { kind, app }, signedOut }: { wording: DesktopAppWordin
 
 /**
  * /ula-login-error?error_description=: the provider's description, as text (React escapes it, so markup in the
- * query stays characters), or a default; Sign in and the brand's Help Center.
+ * query stays characters), or a default; then, as the other desktop pages, closing the window, and Sign in. The
+ * brand's Help Center is the footer's, once (issue #25).
  */
 function SignInFailed({ wording: { kind, app } }: { wording: DesktopAppWording }) {
   const { t } = useTranslation();
-  const { brand } = useApp();
   const [params] = useSearchParams();
   const description = params.get("error_description")?.trim();
   usePageTitle(t("titles.signInFailed"));
@@ -58,9 +56,9 @@ function SignInFailed({ wording: { kind, app } }: { wording: DesktopAppWording }
     <Layout>
       <h1>{t("titles.signInFailed")}</h1>
       <p>{description || t(`desktopApp.${kind}.defaultError`, { app })}</p>
+      <p>{t(`desktopApp.${kind}.closeAfterError`, { app })}</p>
       <p className={styles.links}>
         <Link to={ROUTES.LOGIN.path}>{t("titles.signIn")}</Link>
-        <a href={brand.links.support}>{t("footer.support")}</a>
       </p>
     </Layout>
   );

@@ -21,6 +21,7 @@ import { useContinuation } from "../login/continue.ts";
 import { failureGuid, useFailureDetail } from "../system/ApiErrorScreen.tsx";
 import styles from "./EditProfile.module.css";
 import { LinkedIdentities } from "./LinkedIdentities.tsx";
+import { SetPassword } from "./SetPassword.tsx";
 
 type Profile = AnswerOf<typeof api.profile>;
 type FormInput = { firstName: string; lastName: string; countryCode: string };
@@ -167,6 +168,7 @@ export default function EditProfile() {
         </Link>
       </nav>
       {/* A sign-in attempt may make only its step's calls (issue #24): the rest needs the finished sign-in. */}
+      {attempt || profile.passwordAllowed ? null : <SetPassword email={profile.email} />}
       {attempt ? null : <LinkedIdentities />}
       {attempt ? null : <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />}
     </Layout>

@@ -13,8 +13,9 @@ type Message = { kind: "error"; key: string } | { kind: "removed"; name: string 
 
 /**
  * Edit account's "Linked sign-in methods" (issue #11): the providers' accounts that sign in to this one, each with
- * its Remove button (named after the provider). Absent for an account with none. The server refuses to remove
- * the only way left to sign in (409 identity_last_method), and says so here.
+ * its Remove button (named after the provider). Absent for an account with none. Remove is offered only while
+ * another way to sign in stays (a password, or another method), and the only one says why it has none (issue #25);
+ * the server decides it again atomically (409 identity_last_method), which shows here if another tab raced.
  */
 export function LinkedIdentities() {
   const { t } = useTranslation();
@@ -22,6 +23,7 @@ export function LinkedIdentities() {
   const fail = useScreenFailure();
   const headingId = useId();
   const [identities, setIdentities] = useState<Identity[]>();
+  const [hasPassword, setHasPassword] = useState(false);
   const [removing, setRemoving] = useState<string>();
   const [message, setMessage] = useState<Message>();
 
@@ -31,7 +33,10 @@ export function LinkedIdentities() {
     gateway()
       .call(api.identities)
       .then(
-        (answer) => setIdentities(answer.identities),
+        (answer) => {
+          setHasPassword(answer.hasPassword);
+          setIdentities(answer.identities);
+        },
         (failure: unknown) =>
           isScreenFailure(failure) ? fail(failure) : setMessage({ kind: "error", key: errorKey(failure) }),
       );
@@ -53,6 +58,8 @@ export function LinkedIdentities() {
   };
 
   if (!message && (identities === undefined || identities.length === 0)) return null;
+  // Another way in must stay (issue #25): the password, or another linked method.
+  const removable = hasPassword || (identities?.length ?? 0) > 1;
   return (
     <section className={styles.section} aria-labelledby={headingId}>
       <h2 id={headingId}>{t("profile.identitiesHeading")}</h2>
@@ -70,19 +77,22 @@ export function LinkedIdentities() {
                   <span className={styles.identityName}>{identity.name}</span>
                   {identity.email ? <span className={styles.identityEmail}>{identity.email}</span> : null}
                 </span>
-                <Button
-                  variant="secondary"
-                  className={styles.remove}
-                  aria-label={t("profile.removeIdentityLabel", { name: identity.name })}
-                  busy={removing === identity.provider}
-                  disabled={removing !== undefined}
-                  onClick={() => void remove(identity)}
-                >
-                  {t("profile.removeIdentity")}
-                </Button>
+                {removable ? (
+                  <Button
+                    variant="secondary"
+                    className={styles.remove}
+                    aria-label={t("profile.removeIdentityLabel", { name: identity.name })}
+                    busy={removing === identity.provider}
+                    disabled={removing !== undefined}
+                    onClick={() => void remove(identity)}
+                  >
+                    {t("profile.removeIdentity")}
+                  </Button>
+                ) : null}
               </li>
             ))}
           </ul>
+          {removable ? null : <p>{t("profile.identityOnly", { name: identities[0]?.name })}</p>}
         </>
       ) : null}
     </section>

@@ -9,17 +9,36 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, buttonClass } from "../../ui/Button.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
-import { activate, activationUrl, blocksLocalHelper, callHelper, type Outcome, sleep } from "./licence.ts";
+import {
+  activate,
+  activationUrl,
+  blocksLocalHelper,
+  callHelper,
+  type Outcome,
+  sleep,
+  TRIES,
+  type TryResult,
+  worthRetrying,
+} from "./licence.ts";
 import styles from "./Studio.module.css";
 import { useStudioToken } from "./token.ts";
 
-type Phase =
-  | { kind: "checking" }
-  | { kind: "notYours" }
-  | { kind: "signedOut" }
-  | { kind: "activating"; waiting: boolean }
-  | Outcome;
+type Phase = { kind: "checking" } | { kind: "notYours" } | { kind: "signedOut" } | Activating | Outcome;
 type Account = AnswerOf<typeof api.studioAccount>;
+/**
+ * The tries under way (issue #25): `tryNumber` of TRIES; `waiting` after the helper said the server is busy, `slow`
+ * after a try got no answer in time. The wait is at most the spec's tries, each bounded by its timeout.
+ */
+type Activating = { kind: "activating"; tryNumber: number; waiting: boolean; slow: boolean };
+const FIRST_TRY: Activating = { kind: "activating", tryNumber: 1, waiting: false, slow: false };
+
+/** After a try that is worth another: the next one's number, and why the person waits. */
+const nextTry = (result: TryResult, tryNumber: number): Activating => ({
+  kind: "activating",
+  tryNumber: Math.min(tryNumber + 1, TRIES),
+  waiting: result.kind === "temporary",
+  slow: result.kind === "unreachable",
+});
 
 /**
  * /register/trimble/complete?access_token=… (spec §2 SKETCHUP_LOGIN_COMPLETE, issue #13): the linked account's name
@@ -41,12 +60,12 @@ export default function StudioComplete() {
   const start = async () => {
     if (!token || running.current) return;
     running.current = true;
-    setPhase({ kind: "activating", waiting: false });
+    setPhase(FIRST_TRY);
     const outcome = await activate(settings.licenceHelperUrl, token, {
       attempt: callHelper,
       wait: sleep,
-      onTry: (result) => {
-        if (result.kind === "temporary") setPhase({ kind: "activating", waiting: true });
+      onTry: (result, tryNumber) => {
+        if (worthRetrying(result) && tryNumber < TRIES) setPhase(nextTry(result, tryNumber));
       },
     });
     running.current = false;
@@ -60,7 +79,7 @@ export default function StudioComplete() {
       .call(api.studioAccount, { bearer: token })
       .then((whose) => {
         setAccount(whose);
-        if (manual) setPhase({ kind: "activating", waiting: false });
+        if (manual) setPhase(FIRST_TRY);
         else void start();
       })
       .catch((error: unknown) => {
@@ -154,7 +173,14 @@ export default function StudioComplete() {
         <Layout>
           <h1>{phase.waiting ? t("studio.busyHeading") : t("studio.activatingHeading")}</h1>
           {identity}
+          {phase.waiting ? <p>{t("studio.waitingBody")}</p> : null}
+          {phase.slow ? <p>{t("studio.slowBody")}</p> : null}
           <Spinner layout="inline" label={phase.waiting ? t("studio.waiting") : t("studio.activating")} />
+          {phase.tryNumber > 1 ? (
+            <p className={styles.progress}>{t("studio.tryProgress", { n: phase.tryNumber, total: TRIES })}</p>
+          ) : null}
+          {/* A wait that goes on is no dead end: the support contact, as on the pages it may end on. */}
+          {phase.waiting || phase.slow ? support : null}
         </Layout>
       );
     case "activated":
