@@ -190,7 +190,7 @@ export async function buildApp(
   // Pages and assets get the document headers (CSP, Permissions-Policy and the rest); /api answers their own set.
   await app.register(async (pages) => {
     await registerPageHeaders(pages, config);
-    if (!config.production) await registerDevMail(pages, db);
+    if (!config.production) await registerDevMail(pages, db, config);
     await registerHostPage(pages, config);
   });
 

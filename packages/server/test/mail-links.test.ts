@@ -131,7 +131,7 @@ describe("mail links of API calls (host-header poisoning)", () => {
     }
   });
 
-  it("links to the host of the brand the person acted on, in the account's language", async () => {
+  it("links to the host of the brand the person acted on, in the account's language when the call names none", async () => {
     await person("enscape@example.com", "active", "de");
     const post = await caller(server.app, { host: "login.archviz.example" });
     await post("/api/account/recover", { email: "enscape@example.com" });

@@ -220,4 +220,48 @@ describe("dev mailbox", () => {
     };
     expect(await runAdmin(["mail:list"], env)).toMatchObject({ code: 1, out: expect.stringContaining("production") });
   });
+
+  it("lets a mail's page show the logo from its brand's own origin, and nothing more (issue #25)", async () => {
+    const dev = await startServer();
+    try {
+      // A cloud mail, as the outbox keeps it: its logo is on the cloud brand's origin (cloud.localhost).
+      await dev.app.db
+        .insertInto("outbox")
+        .values({
+          id: "logo-mail",
+          user_id: null,
+          recipient: "logo@example.com",
+          kind: "password_changed",
+          subject: "s",
+          text_body: "t",
+          html_body: renderMail({ ...base, site: { brand: "cloud", origin: dev.config.brandOrigins.cloud } }).html,
+          status: "pending",
+          attempts: 0,
+          next_attempt_at: Date.now(),
+          claimed_until: null,
+          last_error: null,
+          created_at: Date.now(),
+          sent_at: null,
+        })
+        .execute();
+      const page = await fetch(`${dev.url}/dev/mail/logo-mail`);
+      const logo = /<img[^>]+src="([^"]+)"/u.exec(await page.text())?.[1] ?? "";
+      expect(new URL(logo).origin).toBe("http://cloud.localhost:8080");
+      const csp = page.headers.get("content-security-policy") ?? "";
+      const directive = (name: string) =>
+        csp
+          .split(";")
+          .find((d) => d.trim().startsWith(`${name} `))
+          ?.trim();
+      expect(directive("img-src")?.split(" ")).toContain("http://cloud.localhost:8080");
+      expect(directive("img-src")?.split(" ")).not.toContain("*");
+      expect(directive("script-src")).toBe("script-src 'self'");
+      expect(directive("frame-ancestors")).toBe("frame-ancestors 'none'");
+      // The mailbox's list shows no image: it keeps the pages' policy.
+      const list = (await fetch(`${dev.url}/dev/mail`)).headers.get("content-security-policy") ?? "";
+      expect(list).not.toContain("cloud.localhost");
+    } finally {
+      await dev.close();
+    }
+  });
 });

@@ -61,7 +61,7 @@ export async function resendActivation(db: Db, email: string, origin: Origin, no
     await decoyCodeWork(db, now);
     return false;
   }
-  // The mail keeps the account's language; its look and link are those of the brand the visitor asked on.
+  // The mail's language, look and link are those of the page the visitor asked on (brand and language).
   await db.transaction().execute((trx) => sendActivation(trx, user, origin, now));
   return true;
 }

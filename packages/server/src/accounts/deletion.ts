@@ -2,7 +2,7 @@ import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
 import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/codes.ts";
 import { announceEnded } from "../events/sessions-ended.ts";
-import { type MailSite, mailLink } from "../mail/links.ts";
+import { type MailSite, mailLanguage, mailLink } from "../mail/links.ts";
 import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
@@ -58,11 +58,12 @@ export async function deleteAccount(
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
+  const language = mailLanguage(site, user.language);
   const farewell = renderMail({
     kind: "account_deleted",
-    language: user.language,
+    language,
     site,
-    link: mailLink(site, routeUrl("REGISTER"), user.language),
+    link: mailLink(site, routeUrl("REGISTER"), language),
     recipient: recipientOf(user),
   });
   // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.

@@ -26,11 +26,12 @@ export function requestBrand(request: FastifyRequest, config: Config): BrandId {
 }
 
 /**
- * Where mail about this request links to: the request's brand at the origin the brands file gives it. The Host
- * header only picks among configured brands; it never becomes part of a link (host-header poisoning).
+ * Where mail about this request links to: the request's brand at the origin the brands file gives it, in the
+ * language of the page that made the call. The Host header only picks among configured brands; it never becomes
+ * part of a link (host-header poisoning).
  */
 export function requestSite(request: FastifyRequest, config: Config): MailSite {
-  return mailSite(config, requestBrand(request, config));
+  return { ...mailSite(config, requestBrand(request, config)), language: actingLanguage(request) };
 }
 
 /** Where the visitor's country comes from: the proxy's header, believed only from a trusted proxy. */
@@ -62,6 +63,18 @@ export function apiLanguage(request: FastifyRequest, source: CountrySource): Lan
 }
 
 /**
+ * The language of the page a person acted on, for the mail the call causes (docs/decisions.md "Mail follows the
+ * page's language"). The web app sends its page's language as Accept-Language on every call (api/client.ts), so
+ * that comes first, before the cookie, which may hold another choice: a page opened from a mailed link shows the
+ * mail's language without changing the cookie. Only one of our nine languages counts. A call that names none
+ * has no page behind it, and its mail keeps the account's language (undefined).
+ */
+export function actingLanguage(request: FastifyRequest): Language | undefined {
+  const cookie = request.cookies[LANGUAGE_COOKIE];
+  return languageFromAcceptLanguage(request.headers["accept-language"]) ?? (isLanguage(cookie) ? cookie : undefined);
+}
+
+/**
  * The origin of a sign-up: language, the brand's site, and the return address when it is allowed. A path given
  * as return address resolves on the brand's site, where the mailed link opens.
  */
@@ -69,7 +82,8 @@ export function originOf(request: FastifyRequest, services: { config: Config }, 
   const { config } = services;
   const site = requestSite(request, config);
   return {
-    language: apiLanguage(request, config),
+    // A new account keeps the page's language; without one, the country's (spec §1).
+    language: site.language ?? pickLanguage({ country: visitorCountry(request, config) }),
     site,
     returnTo: checkReturnTo(returnTo, { allowedHosts: config.brands.returnHosts, selfOrigin: site.origin }),
   };

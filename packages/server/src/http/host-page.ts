@@ -20,6 +20,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { LINK_LANGUAGE_PARAM } from "../mail/links.ts";
+import { MAIL_LOGOS } from "../mail/logos.ts";
 import { legacyAddress, tokenOrigins } from "../settings/clients.ts";
 import { isLinkedBrandHost, siteOf } from "../settings/sites.ts";
 import { pageLanguage, visitorCountry } from "./client.ts";
@@ -152,6 +153,21 @@ async function crossSiteLegacyArrival(
   return `/api${api.legacyToken.path}?${new URLSearchParams({ continue: address })}`;
 }
 
+/** The brand logos mail shows by absolute address (mail/logos.ts). */
+const MAIL_LOGO_PATHS: ReadonlySet<string> = new Set(Object.values(MAIL_LOGOS).map((logo) => logo.path));
+
+/**
+ * Mail shows its brand's logo from the brand's origin inside whatever page shows the mail (a webmail, the dev
+ * mailbox on another brand's host): these public images alone may be embedded cross-origin; every other response
+ * keeps helmet's same-origin Cross-Origin-Resource-Policy.
+ */
+function shareMailLogos(app: FastifyInstance): void {
+  app.addHook("onSend", async (request, reply) => {
+    if (MAIL_LOGO_PATHS.has(request.url.split("?")[0] ?? ""))
+      reply.header("cross-origin-resource-policy", "cross-origin");
+  });
+}
+
 /** Requests for the compressed forms themselves: the files are served under their own names only. */
 const PRECOMPRESSED = /\.(?:br|gz)$/u;
 
@@ -164,6 +180,7 @@ export async function registerHostPage(app: FastifyInstance, config: Config): Pr
   const template = existsSync(indexFile) ? readFileSync(indexFile, "utf8") : undefined;
 
   if (template) {
+    shareMailLogos(app);
     await app.register(fastifyStatic, {
       root: config.webDist,
       index: false,

@@ -7,7 +7,7 @@ import { outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { Recipient } from "./greeting.ts";
 import type { MailKind } from "./kinds.ts";
-import { type MailSite, mailLink } from "./links.ts";
+import { type MailSite, mailLanguage, mailLink } from "./links.ts";
 import { type RenderedMail, renderMail } from "./render.ts";
 
 /**
@@ -52,8 +52,8 @@ export function recipientOf(user: UserRow): Recipient {
 }
 
 /**
- * Renders a mail for a user in the account's language, in the look of the brand the person acted on, with its
- * link on that brand's site (`path` is a route of ours, e.g. `routeUrl("PASSWORD_RESET", { code })`), and queues it.
+ * Renders a mail for a user in the language of the page the person acted on (the account's where there was no
+ * page: the admin CLI), in the look of the brand they acted on, with its link on that brand's site (`path` is a route of ours, e.g. `routeUrl("PASSWORD_RESET", { code })`), and queues it.
  */
 export async function queueUserMail(
   db: Db,
@@ -63,11 +63,12 @@ export async function queueUserMail(
   site: MailSite,
   now = Date.now(),
 ): Promise<string> {
+  const language = mailLanguage(site, user.language);
   const mail = renderMail({
     kind,
-    language: user.language,
+    language,
     site,
-    link: mailLink(site, path, user.language),
+    link: mailLink(site, path, language),
     recipient: recipientOf(user),
   });
   return queueMail(db, { userId: user.id, to: user.email, kind, ...mail }, now);

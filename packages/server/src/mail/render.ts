@@ -42,7 +42,7 @@ function words(language: Language): Words {
 
 export interface MailInput {
   kind: MailKind;
-  /** The recipient's language (the account's); an unknown one falls back to English. */
+  /** The mail's language (links.ts `mailLanguage`); an unknown one falls back to English. */
   language: string;
   /** The brand the person acted on: its look, and the origin its links and logo are on. */
   site: MailSite;
