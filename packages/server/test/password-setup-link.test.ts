@@ -119,7 +119,7 @@ describe("a password for an account made with a provider (issue #25)", () => {
     const asked = await client.post("/api/account/password/setup-link", {});
     expect(asked).toMatchObject({ status: 200, json: {} });
     const code = await mailedCode(email, "/account/password-setup");
-    expect(mailsTo(email).at(-1)?.text).toContain("you asked to set a password for your Gatehouse account");
+    expect(mailsTo(email).at(-1)?.text).toContain("You asked to set a password for your Gatehouse account");
 
     const setUp = await client.post("/api/account/setup_password", {
       code,
