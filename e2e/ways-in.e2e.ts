@@ -199,6 +199,10 @@ describe("typography", () => {
     const link = page.locator("main").getByRole("link", { name: "Se connecter", exact: true });
     await link.waitFor();
     expect(await link.evaluate((el) => el.getClientRects().length)).toBe(1);
+    await screenshot(page, "ways-in-register-fr-phone");
+    await page.goto("/");
+    await page.locator('svg[data-mark="corporate"]').waitFor();
+    await screenshot(page, "ways-in-signin-fr-phone");
     await context.close();
   });
 
@@ -221,6 +225,7 @@ describe("typography", () => {
     expect(widths.lines.length).toBeGreaterThan(1);
     // Every line but the last fills the box to within two characters.
     for (const line of widths.lines.slice(0, -1)) expect(line).toBeGreaterThan(widths.box - 32);
+    await screenshot(page, "ways-in-alert-jp-phone");
     await context.close();
   });
 
