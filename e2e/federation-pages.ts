@@ -10,7 +10,7 @@ export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 export const BUTTON = {
   google: "Sign in with Google",
-  facebook: "Sign in with Facebook",
+  facebook: "Continue with Facebook",
   trimble: "Sign in with Trimble",
 };
 export type Platform = keyof typeof BUTTON;

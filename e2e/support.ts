@@ -221,7 +221,8 @@ export async function registerStepOne(page: Page, email: string) {
   await page.getByRole("heading", { name: "Create account", level: 1 }).waitFor();
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-  await page.getByRole("button", { name: "Continue" }).click();
+  // Exact: "Continue with Facebook" shares the word where the providers are set up.
+  await page.getByRole("button", { name: "Continue", exact: true }).click();
   await page.getByRole("heading", { name: "Almost there", level: 1 }).waitFor();
 }
 

@@ -208,6 +208,18 @@ describe("social sign-in: a new person", () => {
     expect(location.pathname).toBe("/register/social");
     expect((await client.get("/api/account/social/pending")).json.platform).toBe("trimble");
   });
+
+  it("Cancel ends the pending registration on the server: nothing left to register with (issue #25)", async () => {
+    const client = await fresh();
+    await throughProvider(client, "google", { email: unique() });
+    expect((await client.get("/api/account/social/pending")).status).toBe(200);
+    const cancelled = await client.request("DELETE", "/api/account/social/pending");
+    expect(cancelled.status).toBe(200);
+    // Nothing left to register with (a register call is not made: it would count against the file's register limit).
+    expectErrorObject(await client.get("/api/account/social/pending"), 401, "social_invalid_authentication");
+    // Again, with nothing pending: the same answer.
+    expect((await client.request("DELETE", "/api/account/social/pending")).status).toBe(200);
+  });
 });
 
 describe("social sign-in: an address that belongs to an account", () => {

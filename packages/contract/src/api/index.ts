@@ -98,6 +98,16 @@ export const api = {
     answer: s.SocialPendingAnswer,
     statuses: [200, 401],
   }),
+  /**
+   * Our addition (issue #25): Cancel on social registration forgets the browser's pending sign-in, so nothing the
+   * provider sent stays behind; answered alike whether one was pending or not.
+   */
+  socialCancel: defineEndpoint({
+    method: "DELETE",
+    path: "/account/social/pending",
+    answer: s.Empty,
+    statuses: [200],
+  }),
   socialRegister: defineEndpoint({
     method: "POST",
     path: "/account/social/register",

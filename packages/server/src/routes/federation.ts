@@ -184,6 +184,13 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
     return pendingAnswer(pending);
   });
 
+  // Issue #25: the person's Cancel ends the pending sign-in here too, not only on the page (ASVS 7.4.1: what the
+  // person ends is ended on the server).
+  mount(app, api.socialCancel, async (request) => {
+    await takePending(db, request.session.token, Date.now());
+    return {};
+  });
+
   mount(app, api.socialRegister, async (request, reply) => {
     const outcome = await registerFromProvider(
       db,

@@ -13,6 +13,7 @@ import { Button } from "../../ui/Button.tsx";
 import { Field } from "../../ui/Field.tsx";
 import { useForm } from "../../ui/form/useForm.ts";
 import { useT } from "../../ui/useT.ts";
+import { corporateEmail, forgetCorporateEmail } from "../login/corporate.tsx";
 import { PrivacyNotice } from "../register/PrivacyNotice.tsx";
 import styles from "./Corporate.module.css";
 
@@ -41,7 +42,8 @@ export default function CorporateLogin() {
   usePageTitle(t("titles.corporateSignIn"));
   const [notice, setNotice] = useState<string>();
   const [redirecting, setRedirecting] = useState(false);
-  const form = useForm(Form);
+  // The address typed on the page before (issue #25), from this tab's storage: never from the URL.
+  const form = useForm(Form, { defaultValues: { email: corporateEmail() ?? "" } });
   const { errors, isSubmitting } = form.formState;
 
   const onSubmit = form.handleSubmit(async ({ email }) => {
@@ -59,6 +61,7 @@ export default function CorporateLogin() {
       return;
     }
     setRedirecting(true);
+    forgetCorporateEmail();
     window.location.assign(redirectTo);
   });
 

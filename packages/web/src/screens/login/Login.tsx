@@ -85,7 +85,7 @@ export default function Login() {
       {cancelled ? <Alert kind="info">{t("login.cancelled", { provider: cancelled })}</Alert> : null}
       {socialError ? <Alert kind="error">{tk(socialError)}</Alert> : null}
       {passwordSignIn.view}
-      <WaysIn returnTo={returnTo} disabled={busy} onError={setSocialError} />
+      <WaysIn returnTo={returnTo} disabled={busy} onError={setSocialError} typedEmail={passwordSignIn.typedEmail} />
       <p className={styles.create}>
         {t("login.noAccount")}{" "}
         <Link to={routeUrl("REGISTER", { return_to: returnTo ?? undefined })}>{t("login.createAccount")}</Link>

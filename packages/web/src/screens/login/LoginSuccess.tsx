@@ -18,7 +18,7 @@ export default function LoginSuccess() {
   const session = sessionState.status === "ready" ? sessionState.session : null;
   const { brand } = useApp();
   const { t } = useTranslation();
-  usePageTitle(t("titles.signIn"));
+  usePageTitle(t("titles.authenticationComplete"));
   const elsewhere = !brand.traits.authenticationCompletePage;
   useEffect(() => {
     if (session && elsewhere) window.location.replace(brand.links.home);

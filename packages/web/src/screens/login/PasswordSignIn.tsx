@@ -50,7 +50,12 @@ export interface PasswordSignInOptions {
  * password, not activated with its resend, blocked) — shared by the Login screen and a site's sign-in
  * (SERVICE_LOGIN), so both sign in the same way. Answers the notices and form to render, and whether it is busy.
  */
-export function usePasswordSignIn(options: PasswordSignInOptions): { view: ReactNode; isSubmitting: boolean } {
+export function usePasswordSignIn(options: PasswordSignInOptions): {
+  view: ReactNode;
+  isSubmitting: boolean;
+  /** The address in the field now (the corporate way in carries it to its page). */
+  typedEmail: () => string | undefined;
+} {
   const { returnTo, redirecting } = options;
   const { t } = useTranslation();
   const tk = useT();
@@ -60,6 +65,7 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
   const form = useForm(Form, { defaultValues: { email: options.defaultEmail ?? "" } });
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
+  const typedEmail = () => form.getValues("email");
   const recoverUrl = options.recoverUrl ?? routeUrl("PASSWORD_RECOVER", { return_to: returnTo ?? undefined });
 
   const onSubmit = form.handleSubmit(async (values) => {
@@ -134,7 +140,7 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
           error={errors.email?.message}
           {...form.register("email", { onBlur: (e) => corporateHint.check(e.target.value) })}
         />
-        {corporateHint.corporate ? <CorporateHint returnTo={returnTo} /> : null}
+        {corporateHint.corporate ? <CorporateHint returnTo={returnTo} email={typedEmail} /> : null}
         <PasswordField
           label={t("login.password")}
           autoComplete="current-password"
@@ -154,5 +160,5 @@ export function usePasswordSignIn(options: PasswordSignInOptions): { view: React
       </form>
     </>
   );
-  return { view, isSubmitting };
+  return { view, isSubmitting, typedEmail };
 }

@@ -77,7 +77,9 @@ export function RecoverForm({
           error={errors.email?.message}
           {...form.register("email", { onBlur: (e) => corporateHint.check(e.target.value) })}
         />
-        {corporateHint.corporate ? <CorporateHint returnTo={returnTo ?? null} /> : null}
+        {corporateHint.corporate ? (
+          <CorporateHint returnTo={returnTo ?? null} email={() => form.getValues("email")} />
+        ) : null}
         <Button type="submit" disabled={isSubmitting}>
           {t("recover.submit")}
         </Button>

@@ -25,7 +25,7 @@ import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Select } from "../../ui/Select.tsx";
 import { useT } from "../../ui/useT.ts";
 import { CorporateHint } from "../login/corporate.tsx";
-import { offeredPlatforms, type Platform, startSocialSignIn } from "../login/social.ts";
+import { WaysIn } from "../login/WaysIn.tsx";
 import { presetCountry, useCountrySelect } from "./countries.ts";
 import { registrationContext, useHumanCheck } from "./HumanCheck.tsx";
 import { PrivacyNotice } from "./PrivacyNotice.tsx";
@@ -125,10 +125,6 @@ export default function Register() {
     navigate(routeUrl("REGISTER_COMPLETE", { return_to: returnTo ?? undefined }), { state: { email: values.email } });
   });
 
-  const social = (platform: Platform) =>
-    startSocialSignIn(platform, { returnTo, autoRegister: true, fail, onError: setNotice });
-
-  const platforms = offeredPlatforms(settings, settings.flags.TRIMBLE_REGISTER);
   const busy = isSubmitting || redirecting || advancing || emailCheck === "checking";
   const signInLink = routeUrl("LOGIN", { return_to: returnTo ?? undefined });
   const emailField = form.register("email", {
@@ -168,7 +164,9 @@ export default function Register() {
                 <Link to={signInLink}>{t("register.conflictSignIn")}</Link>
               </p>
             ) : null}
-            {emailCheck === "corporate" ? <CorporateHint returnTo={returnTo} /> : null}
+            {emailCheck === "corporate" ? (
+              <CorporateHint returnTo={returnTo} email={() => form.getValues("email")} />
+            ) : null}
             <PasswordField
               label={t("register.password")}
               autoComplete="new-password"
@@ -184,20 +182,13 @@ export default function Register() {
               {t("register.continue")}
             </Button>
           </form>
-          {platforms.length > 0 || settings.flags.CORPORATE_REGISTER ? (
-            <div className={styles.providers}>
-              {platforms.map((platform) => (
-                <Button key={platform} variant="secondary" disabled={busy} onClick={() => void social(platform)}>
-                  {t(`register.${platform}`)}
-                </Button>
-              ))}
-              {settings.flags.CORPORATE_REGISTER ? (
-                <Link to={routeUrl("CORPORATE_LOGIN", { return_to: returnTo ?? undefined })}>
-                  {t("register.corporate")}
-                </Link>
-              ) : null}
-            </div>
-          ) : null}
+          <WaysIn
+            purpose="register"
+            returnTo={returnTo}
+            disabled={busy}
+            onError={setNotice}
+            typedEmail={() => form.getValues("email")}
+          />
           <p className={styles.footer}>
             {t("register.haveAccount")} <Link to={signInLink}>{t("register.signIn")}</Link>
           </p>

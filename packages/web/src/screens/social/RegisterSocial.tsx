@@ -122,6 +122,19 @@ export default function RegisterSocial() {
       onError: setNotice,
     });
 
+  // Issue #25: Cancel is not a dead end nor a pretence: the server forgets the provider's answer, and sign-in says
+  // calmly that the sign-in with the provider was cancelled.
+  const cancel = async () => {
+    setRedirecting(true);
+    try {
+      await gateway().call(api.socialCancel);
+    } catch (error) {
+      setRedirecting(false);
+      return isScreenFailure(error) ? fail(error) : setNotice("network.unexpected");
+    }
+    navigate(routeUrl("LOGIN", { return_to: returnTo ?? undefined, cancelled: platform }), { replace: true });
+  };
+
   return (
     <Layout>
       <h1>{t(`register.title.${heading}`)}</h1>
@@ -183,9 +196,14 @@ export default function RegisterSocial() {
         />
         <Checkbox label={t("register.newsletter")} {...form.register("newsletterSubscription")} />
         <PrivacyNotice i18nKey="register.privacyNotice" brand={brand} className={styles.notice} />
-        <Button type="submit" disabled={busy || state.status === "loading"}>
-          {t("socialRegister.submit")}
-        </Button>
+        <div className={styles.actions}>
+          <Button type="submit" disabled={busy || state.status === "loading"}>
+            {t("socialRegister.submit")}
+          </Button>
+          <Button variant="secondary" onClick={() => void cancel()} disabled={busy}>
+            {t("socialRegister.cancel")}
+          </Button>
+        </div>
       </form>
     </Layout>
   );

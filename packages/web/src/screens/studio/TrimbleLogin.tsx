@@ -8,6 +8,7 @@ import { usePageTitle } from "../../app/title.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
+import { ProviderMark } from "../login/marks.tsx";
 import { startSocialSignIn } from "../login/social.ts";
 import styles from "./Studio.module.css";
 
@@ -56,7 +57,13 @@ export default function TrimbleLogin() {
       {error ? <Alert kind="error">{tk(error)}</Alert> : null}
       {offered ? (
         <div className={styles.actions}>
-          <Button variant="secondary" busy={busy} onClick={() => void signIn()}>
+          {/* The page's only action (issue #25): the primary button, Trimble's mark on a white chip of its own. */}
+          <Button busy={busy} onClick={() => void signIn()}>
+            {busy ? null : (
+              <span className={styles.mark}>
+                <ProviderMark platform="trimble" />
+              </span>
+            )}
             {t("login.trimble")}
           </Button>
         </div>

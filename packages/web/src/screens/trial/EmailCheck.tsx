@@ -88,7 +88,7 @@ export default function EmailCheck() {
           error={errors.email?.message}
           {...form.register("email", { onChange: () => setCorporateFor(undefined) })}
         />
-        {corporateFor ? <CorporateHint returnTo={returnTo} /> : null}
+        {corporateFor ? <CorporateHint returnTo={returnTo} email={() => form.getValues("email")} /> : null}
         <Button type="submit" disabled={isSubmitting || leaving}>
           {t("trial.emailCheck.continue")}
         </Button>

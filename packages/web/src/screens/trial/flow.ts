@@ -1,6 +1,7 @@
 import { type RouteId, routeUrl, trialProductCode } from "@gatehouse/contract";
 import { useApp } from "../../app/context.tsx";
 import { useSearchParams } from "../../app/routing.tsx";
+import { tabStorage } from "../../app/tab-storage.ts";
 
 /**
  * The address a visitor gave on the trial's first screen, for the screens after it (login, register, recovery),
@@ -12,13 +13,7 @@ const EMAIL_KEY = "gatehouse.trialEmail";
 const REGISTERED_KEY = "gatehouse.trialRegistered";
 
 /** Storage that may be missing or refuse (a privacy mode): the flow then starts again at the email check. */
-function storage(): Storage | undefined {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return undefined;
-  }
-}
+const storage = tabStorage;
 
 export function rememberTrialEmail(email: string): void {
   storage()?.setItem(EMAIL_KEY, email);
