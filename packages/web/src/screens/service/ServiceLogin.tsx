@@ -169,7 +169,12 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
       <h1>{props.heading}</h1>
       {refusal ? <Alert kind="error">{tk(refusal)}</Alert> : null}
       {signIn.view}
-      <WaysIn returnTo={here} disabled={signIn.isSubmitting || redirecting} onError={setRefusal} />
+      <WaysIn
+        returnTo={here}
+        disabled={signIn.isSubmitting || redirecting}
+        onError={setRefusal}
+        typedEmail={signIn.typedEmail}
+      />
       {/* A person without an account registers, activates by the mailed link, and comes back here to go on. */}
       <p className={styles.create}>
         {t("login.noAccount")} <Link to={routeUrl("REGISTER", { return_to: here })}>{t("login.createAccount")}</Link>
