@@ -58,9 +58,8 @@ describe("an account made with Google sets a password from Edit account", () => 
     await page.goto(link.pathname + link.search);
     await page.getByRole("heading", { name: "Set up your password" }).waitFor();
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-    await page.getByRole("combobox", { name: "How did you hear about us?" }).selectOption("Event");
-    await page.getByRole("combobox", { name: "Which platform are you most interested in?" }).selectOption("SketchUp");
-    await page.getByRole("combobox", { name: "What is your role?" }).selectOption("Architect");
+    // Not an invitation: the password alone, no survey (decisions.md "A password for an account without one").
+    expect(await page.getByRole("combobox", { name: "How did you hear about us?" }).count()).toBe(0);
     await page.getByRole("button", { name: "SET PASSWORD" }).click();
     await page.getByText("Your password is set.", { exact: false }).waitFor();
 

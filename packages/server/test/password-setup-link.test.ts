@@ -121,12 +121,10 @@ describe("a password for an account made with a provider (issue #25)", () => {
     const code = await mailedCode(email, "/account/password-setup");
     expect(mailsTo(email).at(-1)?.text).toContain("You asked to set a password for your Gatehouse account");
 
-    const setUp = await client.post("/api/account/setup_password", {
-      code,
-      password: "Amber-Lantern-Kite-73",
-      marketingInfo: SURVEY,
-    });
-    expect(setUp.status).toBe(200);
+    // Not an invitation: the page asks no survey, and the password alone sets it.
+    expect((await client.get(`/api/account/recover/${code}`)).json).toEqual({ status: "valid", survey: false });
+    const setUp = await client.post("/api/account/setup_password", { code, password: "Amber-Lantern-Kite-73" });
+    expect(setUp.status, setUp.text).toBe(200);
     expect((await client.get("/api/account/identities")).json).toMatchObject({ hasPassword: true });
     const [left] = await identities(userId);
     expect((await client.request("DELETE", `/api/account/identities/${left?.provider}`)).status).toBe(200);

@@ -212,7 +212,15 @@ export const ProfileBody = z.object({
 export const RecoverBody = z.object({ email: emailRule, returnTo });
 export const CODE_STATUSES = ["valid", "invalid", "expired", "used", "superseded"] as const;
 /** A code that cannot be used carries a `guid` for the page's "Ref:" (spec §2), logged with its reason. */
-export const CodeStatusAnswer = z.object({ status: z.enum(CODE_STATUSES), guid: z.optional(z.string()) });
+export const CodeStatusAnswer = z.object({
+  status: z.enum(CODE_STATUSES),
+  guid: z.optional(z.string()),
+  /**
+   * Our addition (issue #25): a usable set-up code asks the survey only of an invitation; an account that exists
+   * without a password and asked for the link from Edit account is not surveyed again.
+   */
+  survey: z.optional(z.boolean()),
+});
 /** The mailed code in a path (`/account/recover/{code}`). */
 export const CodeParams = z.object({ code });
 export const ResetPasswordBody = z.object({ password: newPasswordRule, code });
@@ -261,7 +269,12 @@ export const MarketingInfo = z
       }
     }),
   );
-export const SetupPasswordBody = z.object({ password: newPasswordRule, code, marketingInfo: MarketingInfo });
+/** The survey is required of an invitation and absent for an account adding a password (issue #25). */
+export const SetupPasswordBody = z.object({
+  password: newPasswordRule,
+  code,
+  marketingInfo: z.optional(MarketingInfo),
+});
 /** Our addition (issue #24): where the new user goes on (spec §4: the customer portal, after any owed step). */
 export const SetupPasswordAnswer = z.object({ next: Next });
 export const ChangePasswordBody = z.object({ oldPassword: oldPasswordRule, password: newPasswordRule });

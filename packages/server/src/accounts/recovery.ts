@@ -90,6 +90,16 @@ export async function requestSetupLink(db: Db, user: UserRow, site: MailSite, no
   });
 }
 
+/**
+ * Whether a set-up code's page asks the survey: only an invitation's (its account is still pending). An account that
+ * exists without a password and asked for the link itself was never invited (issue #25).
+ */
+export async function setupAsksSurvey(db: Db, code: string): Promise<boolean | undefined> {
+  const row = await codesStore.findByHash(db, codeHash(code));
+  if (row?.purpose !== "password_setup") return undefined; // a reset code: no survey to speak of
+  return (await usersStore.findById(db, row.user_id))?.status === "pending";
+}
+
 /** GET /account/recover/{code}: the state of a reset or set-up code, without using it. */
 export async function passwordCodeStatus(db: Db, code: string, now = Date.now()): Promise<CodeStatus> {
   const row = await codesStore.findByHash(db, codeHash(code));
@@ -167,7 +177,8 @@ export async function setupPassword(
   if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
   const user = await usersStore.findById(db, used.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
-  const changes: Partial<UserRow> = { marketing_info: JSON.stringify(marketingInfo) };
+  // An account adding a password keeps what it answered before, if anything (issue #25).
+  const changes: Partial<UserRow> = marketingInfo ? { marketing_info: JSON.stringify(marketingInfo) } : {};
   const passwordHash = await hashPassword(password);
   let proven = user;
   // Like a reset, with the forum's sign-out in the same transaction (accounts/access-lost.ts).

@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import { api, BRANDS, isPasswordPolicyCode } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import { changePassword } from "../accounts/change-password.ts";
-import { type PasswordRefusal, passwordCodeStatus, requestRecovery, resetPassword } from "../accounts/recovery.ts";
+import {
+  type PasswordRefusal,
+  passwordCodeStatus,
+  requestRecovery,
+  resetPassword,
+  setupAsksSurvey,
+} from "../accounts/recovery.ts";
 import { startSignupTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
 import { originOf, requestBrand, requestSite } from "../http/client.ts";
@@ -38,7 +44,10 @@ export async function passwordRoutes(app: FastifyInstance, { services }: { servi
 
   mount(app, api.recoverStatus, async (request) => {
     const status = await passwordCodeStatus(db, request.params.code);
-    if (status === "valid") return { status };
+    if (status === "valid") {
+      const survey = await setupAsksSurvey(db, request.params.code);
+      return survey === undefined ? { status } : { status, survey };
+    }
     // Spec §2: an unusable code is shown "with a reference"; the guid leads to this log line, as errors' do.
     const guid = randomUUID();
     request.log.info({ guid, code: `code_${status}` }, "code refused");
@@ -61,6 +70,10 @@ export async function passwordRoutes(app: FastifyInstance, { services }: { servi
 
   mount(app, api.setupPassword, async (request, reply) => {
     const { code, password, marketingInfo } = request.body;
+    // An invitation answers the survey (spec §2); checked before the code is spent, so the link keeps working.
+    if (!marketingInfo && (await setupAsksSurvey(db, code))) {
+      throw new ApiError("invalid_request", { fields: [{ field: "marketingInfo", message: "validation.required" }] });
+    }
     const verified = await verifySetup(db, { code, password, marketingInfo, client: clientMeta(request) });
     const proof = proven(verified);
     // The mailed code proved the address: the new user is signed in and continues to the customer portal (spec §4).

@@ -2,6 +2,7 @@ import {
   api,
   isCodeErrorKey,
   MARKETING_SOURCES,
+  MarketingInfo,
   type NextStep,
   OPTION_PROPER_NAMES,
   PLATFORMS,
@@ -28,7 +29,9 @@ import { useT } from "../../ui/useT.ts";
 import { useContinuation } from "../login/continue.ts";
 import { CodeProblem, CodeValidating, useCodeCheck } from "./code-check.tsx";
 
-const Form = z.pick(SetupPasswordBody, { password: true, marketingInfo: true });
+/** An account adding a password (issue #25) chooses it alone; an invitation answers the survey too (spec §2). */
+const PasswordOnly = z.pick(SetupPasswordBody, { password: true, marketingInfo: true });
+const WithSurvey = z.extend(z.pick(SetupPasswordBody, { password: true }), { marketingInfo: MarketingInfo });
 
 const SELECTS = [
   { name: "marketingSource", options: MARKETING_SOURCES },
@@ -36,19 +39,30 @@ const SELECTS = [
   { name: "role", options: ROLES },
 ] as const;
 
-/** Set up password for invited users (spec §2): the code is checked, then the password and the survey. */
+/**
+ * Set up password for invited users (spec §2): the code is checked, then the password and the survey. An account
+ * without a password that asked for the link from Edit account (issue #25) chooses the password alone.
+ */
 export default function Setup() {
   const code = useMailedCode();
   const { t } = useTranslation();
-  const tk = useT();
-  const fail = useScreenFailure();
   usePageTitle(t("titles.setupPassword"));
   const check = useCodeCheck(code);
+  if (check.state === "validating") return <CodeValidating />;
+  if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} />;
+  return <SetupForm code={code ?? ""} survey={check.survey} />;
+}
+
+function SetupForm({ code, survey }: { code: string; survey: boolean }) {
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
   const [done, setDone] = useState<NextStep>();
   const { follow } = useContinuation(null);
   const heading = useFocusOnChange(done);
   const [failure, setFailure] = useState<{ key: string; guid?: string | undefined }>();
-  const form = useForm(Form);
+  // The survey is known before the form is made: the code was checked first.
+  const form = useForm(survey ? WithSurvey : PasswordOnly);
   const { errors, isSubmitting } = form.formState;
   const password = form.watch("password") ?? "";
   const info = form.watch("marketingInfo");
@@ -66,7 +80,7 @@ export default function Setup() {
   const onSubmit = form.handleSubmit(async (values) => {
     try {
       const answer = await gateway().call(api.setupPassword, {
-        body: { code: code ?? "", password: values.password, marketingInfo: values.marketingInfo },
+        body: { code, password: values.password, marketingInfo: values.marketingInfo },
       });
       setDone(answer.next);
     } catch (error) {
@@ -76,12 +90,8 @@ export default function Setup() {
     }
   });
 
-  if (check.state === "validating") {
-    return <CodeValidating />;
-  }
   // A code refused at submit (used in another tab, replaced by a newer link) gets the same screen as at load.
   if (failure && isCodeErrorKey(failure.key)) return <CodeProblem reason={failure.key} guid={failure.guid} takeFocus />;
-  if (check.state === "invalid") return <CodeProblem reason={check.reason} guid={check.guid} />;
   if (done) {
     return (
       <Layout>
@@ -107,32 +117,36 @@ export default function Setup() {
           error={errors.password?.message}
           {...form.register("password")}
         />
-        <h2>{t("setup.tellUs")}</h2>
-        {SELECTS.map(({ name, options }) => (
-          <div key={name}>
-            <Select
-              label={t(`setup.${name}`)}
-              placeholder={t("setup.select")}
-              options={options.map((o) => ({ value: o, label: label(o) }))}
-              error={errors[`marketingInfo.${name}`]?.message}
-              {...form.register(`marketingInfo.${name}`)}
+        {survey ? (
+          <>
+            <h2>{t("setup.tellUs")}</h2>
+            {SELECTS.map(({ name, options }) => (
+              <div key={name}>
+                <Select
+                  label={t(`setup.${name}`)}
+                  placeholder={t("setup.select")}
+                  options={options.map((o) => ({ value: o, label: label(o) }))}
+                  error={errors[`marketingInfo.${name}`]?.message}
+                  {...form.register(`marketingInfo.${name}`)}
+                />
+                {info?.[name] === "Other" ? (
+                  <Field
+                    label={t(`setup.${name}Other`)}
+                    error={errors[`marketingInfo.${name}Other`]?.message}
+                    {...form.register(`marketingInfo.${name}Other`)}
+                  />
+                ) : null}
+              </div>
+            ))}
+            <Field
+              label={t("setup.phone")}
+              type="tel"
+              autoComplete="tel"
+              error={errors["marketingInfo.phoneNumber"]?.message}
+              {...form.register("marketingInfo.phoneNumber")}
             />
-            {info?.[name] === "Other" ? (
-              <Field
-                label={t(`setup.${name}Other`)}
-                error={errors[`marketingInfo.${name}Other`]?.message}
-                {...form.register(`marketingInfo.${name}Other`)}
-              />
-            ) : null}
-          </div>
-        ))}
-        <Field
-          label={t("setup.phone")}
-          type="tel"
-          autoComplete="tel"
-          error={errors["marketingInfo.phoneNumber"]?.message}
-          {...form.register("marketingInfo.phoneNumber")}
-        />
+          </>
+        ) : null}
         <Button type="submit" disabled={isSubmitting}>
           {t("setup.submit")}
         </Button>

@@ -13,7 +13,8 @@ import { useT } from "../../ui/useT.ts";
 
 export type CodeCheck =
   | { state: "validating" }
-  | { state: "valid" }
+  /** `survey`: a set-up code of an invitation asks the survey (issue #25). */
+  | { state: "valid"; survey: boolean }
   | { state: "invalid"; reason: string; guid?: string | undefined };
 
 /** Spec §4: reset and set-up first run a validating state on the code, leading to valid or an error. */
@@ -27,9 +28,11 @@ export function useCodeCheck(code: string | null): CodeCheck {
     gateway()
       .call(api.recoverStatus, { params: { code } })
       .then(
-        ({ status, guid }) =>
+        ({ status, guid, survey }) =>
           setCheck(
-            status === "valid" ? { state: "valid" } : { state: "invalid", reason: `errors.code_${status}`, guid },
+            status === "valid"
+              ? { state: "valid", survey: survey ?? false }
+              : { state: "invalid", reason: `errors.code_${status}`, guid },
           ),
         (error: unknown) =>
           isScreenFailure(error) ? fail(error) : setCheck({ state: "invalid", reason: "errors.code_invalid" }),
