@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: everything a newcomer wants to try, in one terminal (README "Try everything"): the gateway as
+ * `npm run demo`: everything a newcomer wants to try, in one terminal (README "Try everything: `npm run demo`"): the gateway as
  * `npm start` runs it, the stand-in identity providers, the stand-in forum, the licence-helper stand-in and a
  * third-party example site. Every address comes from the gateway's own settings (PUBLIC_URL, IDPS_FILE,
  * CLIENTS_FILE, DISCOURSE_URL, LICENCE_HELPER_URL, with development defaults), read by the gateway's own
