@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../packages/server/test/ports.ts";
+import { runEnvironment } from "./global.ts";
 import { createPerson, launch, signIn, uniqueEmail, visit } from "./support.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -77,6 +78,7 @@ beforeAll(async () => {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
+      ...runEnvironment(),
       ...settings,
       PUBLIC_URL: gatewayUrl,
       DATABASE_URL: databaseUrl,
@@ -123,6 +125,10 @@ describe("npm run demo (issue #25)", () => {
     for (const provider of [/Google/u, /Facebook/u, /Trimble/u]) {
       await expect.poll(() => page.getByRole("button", { name: provider }).count()).toBe(1);
     }
+    // The buttons lead to the stand-in the demo started, where the providers file says it is.
+    await page.getByRole("button", { name: /Google/u }).click();
+    const idp = new URL(printed("Identity providers"));
+    await page.waitForURL((target) => target.origin === idp.origin);
     await context.close();
   });
 
@@ -137,6 +143,13 @@ describe("npm run demo (issue #25)", () => {
     await page.getByRole("button", { name: "Allow" }).click();
     await page.getByText("Signed in as Ann Lee").waitFor();
     expect(await page.textContent("main")).toContain(email);
+    await context.close();
+  });
+
+  it("sends the forum's Log in to the gateway's forum bridge", async () => {
+    const { page, context } = await visit(browser, printed("Forum"), {}, gatewayUrl);
+    await page.getByRole("link", { name: "Log in" }).click();
+    await page.waitForURL((target) => target.origin === gatewayUrl);
     await context.close();
   });
 
