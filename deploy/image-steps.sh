@@ -62,7 +62,7 @@ case "$step" in
     exec node $NODE_FLAGS packages/server/src/main.ts
     ;;
   admin)
-    # The admin command line (README "Admin command line"): docker compose exec gatehouse-1 deploy/image-steps.sh admin …
+    # The admin command line (docs/configuration.md "Admin command line"): docker compose exec gatehouse-1 deploy/image-steps.sh admin …
     exec node packages/server/src/admin/cli.ts "$@"
     ;;
   health)

@@ -58,7 +58,7 @@ function brandsFile(): string {
 }
 
 /**
- * A brand site's page, as README "Sign-in popup" tells sites to write it: it opens the popup and records every
+ * A brand site's page, as docs/protocols.md "Sign-in popup" tells sites to write it: it opens the popup and records every
  * message it receives (the test reads them; a real site would check `event.origin` first).
  */
 const SITE_PAGE = `<!doctype html><html lang="en"><title>Brand site</title><h1>Brand site</h1><script>

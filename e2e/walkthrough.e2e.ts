@@ -129,7 +129,7 @@ class Walk {
       await settled(this.page);
       for (const problem of await layoutProblems(this.page, tag))
         this.problems.push(`${screen} (${viewport.name}): ${problem}`);
-      // Every photographed screen is also checked with axe (README), in this language and theme.
+      // Every photographed screen is also checked with axe (docs/development.md "Test it"), in this language and theme.
       if (viewport === VIEWPORTS[0])
         await expectAccessible(this.page).catch((error: Error) => this.problems.push(`${screen}: ${error.message}`));
       await this.page.screenshot({

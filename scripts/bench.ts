@@ -165,7 +165,7 @@ async function main() {
   );
   // A desktop app's refresh grants (rotating refresh token, a JWT for the API each time), four chains per core:
   // first as the app asks when it wants an ID token too, then for the API alone (`scope=api`, no ID token to sign),
-  // as README "The flows" tells desktop apps to refresh. Each load has chains of its own (a rotated token is spent).
+  // as docs/protocols.md "The flows" tells desktop apps to refresh. Each load has chains of its own (a rotated token is spent).
   const refreshRun = async (name: string, scope?: string) => {
     const chains = await refreshTokens(base, accounts[1] as string, PASSWORD, cores * 4);
     return sampled(name, async () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run forum`: the stand-in Discourse forum for trying the forum bridge on one machine (README "Community forum
+ * `npm run forum`: the stand-in Discourse forum for trying the forum bridge on one machine (docs/protocols.md "Community forum
  * (DiscourseConnect)"), at http://127.0.0.1:8091 (FORUM_PORT). It sends DiscourseConnect sign-ins to Gatehouse at
  * PUBLIC_URL (default http://localhost:8080) and shares the secret and API key printed below with it.
  */

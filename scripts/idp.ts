@@ -1,5 +1,5 @@
 /**
- * `npm run idp`: the stand-in identity provider for trying social and corporate sign-in on one machine (README
+ * `npm run idp`: the stand-in identity provider for trying social and corporate sign-in on one machine (docs/protocols.md
  * "Trying it on one machine"), at http://127.0.0.1:8090 (IDP_PORT), with a redirect URI for every loopback host of
  * the brands file on Gatehouse's port (PUBLIC_URL's, 8080 by default). `packages/server/config/idps.dev.json`
  * points Gatehouse at it.

@@ -1,5 +1,5 @@
 /**
- * `npm run licence-helper`: the licence-helper stand-in (README "Studio sign-in and the licence helper") on
+ * `npm run licence-helper`: the licence-helper stand-in (docs/protocols.md "Studio sign-in and the licence helper") on
  * http://127.0.0.1:30304 (LICENCE_HELPER_PORT), verifying tokens against the gateway at PUBLIC_URL, answering CORS
  * for every loopback host of the brands file on Gatehouse's port. The mode comes from `--mode <mode>` or
  * LICENCE_HELPER_MODE: success (default), temporary, failure or slow.

@@ -4,7 +4,7 @@
  * capacity it measures first, for a bounded time. It fails (exit 1) on any 5xx, request without an answer or other
  * unexpected answer, on any acknowledged registration whose activation mail did not arrive exactly once, and on a
  * climb of the gateway's resident memory of more than 10% after warm-up (scripts/soak/verdict.ts). It prints what
- * it saw. Not part of `npm test`: README "Soak test".
+ * it saw. Not part of `npm test`: docs/performance.md "Soak test".
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * `npm start`: builds the SPA when its build is missing or older than its sources, then serves everything
- * (ARCHITECTURE.md runtime contract). Configuration comes from the environment only (README "Configuration").
+ * (ARCHITECTURE.md runtime contract). Configuration comes from the environment only (docs/configuration.md "Configuration").
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";

@@ -82,7 +82,7 @@ export class Load {
     this.target = target;
     this.stats = stats;
     // Half the chains refresh as desktop apps are told to (`scope=api`: the API's JWT alone), half ask for an
-    // ID token as well, so both signing paths run (README "Benchmark").
+    // ID token as well, so both signing paths run (docs/performance.md "Benchmark").
     for (const [i, token] of refreshTokens.entries()) this.idleChains.push(i % 2 ? { token, scope: "api" } : { token });
     this.liveChains = refreshTokens.length;
   }

@@ -138,7 +138,7 @@ export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR;
 
 /**
  * Lifetimes of what the OpenID Connect provider issues, in seconds as the protocol counts them (issue #10 §2;
- * README "OpenID Connect provider"). Access and ID tokens are short because a JWT access token cannot be called
+ * docs/protocols.md "OpenID Connect provider"). Access and ID tokens are short because a JWT access token cannot be called
  * back; a code is used within seconds (RFC 9700 §4.5 asks for a short life); a refresh token of a desktop app
  * rotates at every use and lives at most as long as a gateway session when it is bound to one. The provider's
  * session and grant never outlive a gateway session (SESSION_ABSOLUTE_MS).

@@ -115,7 +115,7 @@ export async function buildApp(
 
   registerErrorHandling(app);
   await registerCompression(app);
-  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (README "Metrics");
+  // Issue #14: counted from the first route on, served only to METRICS_TOKEN or on METRICS_PORT (docs/deployment.md "Metrics");
   // prom-client is loaded only then, so a gateway without metrics never pays its memory (issue #9).
   if (config.metrics)
     await (await import("./http/metrics.ts")).serveMetrics(app, { settings: config.metrics, db, pool });

@@ -131,7 +131,7 @@ export interface Config {
   metrics: MetricsConfig | undefined;
 }
 
-/** /metrics: on the main port to the token's bearer, and/or on a port of its own without one (README "Metrics"). */
+/** /metrics: on the main port to the token's bearer, and/or on a port of its own without one (docs/deployment.md "Metrics"). */
 export interface MetricsConfig {
   token: string | undefined;
   port: number | undefined;

@@ -128,11 +128,11 @@ describe("compose.yaml", () => {
     expect(first.depends_on).toMatchObject({ postgres: { condition: "service_healthy" } });
   });
 
-  it("gives the nodes a configuration the gateway accepts, each variable documented in the README", () => {
+  it("gives the nodes a configuration the gateway accepts, each variable documented in docs/configuration.md", () => {
     const [[, node]] = nodes as [[string, ComposeService]];
     expect(() => loadConfig(nodeEnv(node))).not.toThrow();
-    const readme = read("README.md");
-    for (const name of Object.keys(node.environment ?? {})) expect(readme).toContain(`\`${name}\``);
+    const reference = read("docs/configuration.md");
+    for (const name of Object.keys(node.environment ?? {})) expect(reference).toContain(`\`${name}\``);
   });
 
   it("points the nodes at its PostgreSQL 17 (health-checked, on a volume) and its mail catcher", () => {
@@ -243,7 +243,7 @@ describe("production dependencies", () => {
 describe("deploy/alerts.yml", () => {
   const rules = (parse(read("deploy/alerts.yml")) as { groups: { rules: { alert: string; expr: string }[] }[] })
     .groups[0]?.rules;
-  // The metrics of issue #14 (README "Metrics") and Prometheus' own `up`.
+  // The metrics of issue #14 (docs/deployment.md "Metrics") and Prometheus' own `up`.
   const METRICS = new Set([
     "up",
     "gatehouse_http_requests_total",

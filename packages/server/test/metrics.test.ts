@@ -19,7 +19,7 @@ import {
 import { freePort } from "./ports.ts";
 import { solveBotCheck } from "./pow.ts";
 
-/** Issue #14: Prometheus metrics at /metrics, never public (README "Metrics"). */
+/** Issue #14: Prometheus metrics at /metrics, never public (docs/deployment.md "Metrics"). */
 
 const TOKEN = "metrics-token-0123456789-abcdefghijklmnopqrstuvwxyz";
 const NATIVE_CALLBACK = "http://127.0.0.1:43210/callback";

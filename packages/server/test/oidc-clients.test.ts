@@ -39,12 +39,15 @@ describe("CLIENTS_FILE", () => {
     expect(native).not.toHaveProperty("client_secret");
   });
 
-  it("ships defaults that load: a web site and the Enscape desktop app", () => {
+  it("ships defaults that load: a web site, the Enscape desktop app and the demo's third-party example site", () => {
     const config = loadConfig({ NODE_ENV: "test", SESSION_SECRET: "x".repeat(32) });
     expect(config.clients.map((c) => [c.client_id, c.application_type])).toEqual([
       ["dev-site", "web"],
       ["enscape", "native"],
+      ["example-app", "web"],
     ]);
+    // A third party (not first_party): `npm run demo` shows the consent screen with it.
+    expect(config.clients.find((c) => c.client_id === "example-app")?.first_party).toBe(false);
   });
 
   it("keeps the implicit flow for clients marked legacy", () => {

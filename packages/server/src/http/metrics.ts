@@ -18,7 +18,7 @@ export const METRICS_PATH = "/metrics";
 const UNMATCHED = "unmatched";
 
 /**
- * Issue #14, README "Metrics": builds this app's metrics, counts every answered request, and serves the metrics at
+ * Issue #14, docs/deployment.md "Metrics": builds this app's metrics, counts every answered request, and serves the metrics at
  * /metrics on the main port to METRICS_TOKEN's bearer, and/or on METRICS_PORT alone. Never public (ASVS 13.4.5).
  * Called before any route is declared: each route's labels are fixed as it is declared.
  */
@@ -98,7 +98,7 @@ async function answerMetrics(metrics: Metrics, reply: FastifyReply) {
 
 /**
  * METRICS_PORT: a listener of its own that serves /metrics and nothing else, without a token: the port is meant
- * for the scraper's network only and never published through the load balancer (README "Metrics"). It answers
+ * for the scraper's network only and never published through the load balancer (docs/deployment.md "Metrics"). It answers
  * unknown paths and malformed requests with the spec's error object, as the main port does.
  */
 async function listenApart(app: FastifyInstance, metrics: Metrics, host: string, port: number) {

@@ -6,7 +6,7 @@ export type SignInLabel = SignInMethod | "linked_session";
 /** How a sign-in ended: signed in, refused (wrong password, account state), or refused unverified during a block. */
 export type SignInOutcome = "success" | "failure" | "blocked";
 /**
- * What refused a request for being one too many (README "Metrics"): a sign-in block starting, a password attempt
+ * What refused a request for being one too many (docs/deployment.md "Metrics"): a sign-in block starting, a password attempt
  * refused unverified during one, a per-client-address rate limit, a recovery mail held back by the address's quota.
  */
 export type BlockKind = "lockout" | "blocked_attempt" | "rate_limit" | "recovery_quota";

@@ -18,7 +18,7 @@ const SIGN_IN_OUTCOMES: readonly SignInOutcome[] = ["success", "failure", "block
 const BLOCK_KINDS: readonly BlockKind[] = ["lockout", "blocked_attempt", "rate_limit", "recovery_quota"];
 const TOKEN_TYPES: readonly TokenType[] = ["access", "id", "refresh", "legacy", "licence"];
 
-/** One app's metrics (README "Metrics"): its own registry, never prom-client's global one (tests run several apps). */
+/** One app's metrics (docs/deployment.md "Metrics"): its own registry, never prom-client's global one (tests run several apps). */
 export interface Metrics {
   registry: Registry;
   /** What the domain counts (metrics/counts.ts). */
@@ -27,7 +27,7 @@ export interface Metrics {
   durations: Histogram<"method" | "route">;
 }
 
-/** Builds the registry with every metric of README "Metrics"; the gauges read the database at scrape time. */
+/** Builds the registry with every metric of docs/deployment.md "Metrics"; the gauges read the database at scrape time. */
 export function createMetrics(options: { db: Db; pool?: pg.Pool }): Metrics {
   const { db, pool } = options;
   const registry = new Registry();
@@ -35,7 +35,7 @@ export function createMetrics(options: { db: Db; pool?: pg.Pool }): Metrics {
   // Event-loop lag, heap, GC, process CPU and memory, under prom-client's usual names.
   collectDefaultMetrics({ register: registry });
 
-  // The counters of README "Metrics", each its name, help text and labels.
+  // The counters of docs/deployment.md "Metrics", each its name, help text and labels.
   const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers });
   const requests = counter(

@@ -3,7 +3,7 @@ import { checkReturnTo, type ReturnPolicy } from "@gatehouse/contract";
 /**
  * The sign-in popup (spec §2 "CLOSE"): a brand site opens sign-in in a popup whose return address is
  * `/close?origin=<the site's origin>`; /close posts POPUP_CLOSE_MESSAGE to its opener at that origin, then closes.
- * The page's protocol with the brand sites (README "Desktop apps and the sign-in popup"), not with our server: it
+ * The page's protocol with the brand sites (docs/protocols.md "Desktop apps and the sign-in popup"), not with our server: it
  * lives here, out of the contract's shared chunk that every route loads.
  */
 export const POPUP_OPENER_PARAM = "origin";
@@ -43,7 +43,7 @@ export function openerTarget(
 /**
  * Posts the close message to the opener at exactly `origin`, never "*": the browser drops it unless the opener's
  * document has that origin, so no other page that happens to be the opener learns anything (the sending side of
- * ASVS 3.5.5; the brand site's listener checks `event.origin` in turn, README "Sign-in popup").
+ * ASVS 3.5.5; the brand site's listener checks `event.origin` in turn, docs/protocols.md "Sign-in popup").
  */
 export function tellOpener(opener: Opener, origin: string): void {
   opener.postMessage(POPUP_CLOSE_MESSAGE, origin);
