@@ -35,7 +35,11 @@ function raw(method: string, target: string, body?: unknown, headers: Record<str
         port,
         method,
         path: target,
-        headers: payload ? { "content-type": "application/json", ...headers } : headers,
+        // Content-Length always: Node sends a DELETE's body unframed otherwise, and the server then reads the body
+        // as a second, unparsable request.
+        headers: payload
+          ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(payload)), ...headers }
+          : headers,
       },
       (response) => {
         const chunks: Buffer[] = [];

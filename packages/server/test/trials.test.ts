@@ -296,13 +296,13 @@ describe("POST /api/account/trial/start", () => {
     const env = { DATABASE_URL: fx.server.config.databaseUrl, NODE_ENV: "test" };
     const listed = await runAdmin(["trial:list", "--email", "Trial-Admin@example.com"], env);
     expect(listed.code).toBe(0);
-    expect(listed.out.split("\n").map((line) => line.split(/\s+/u).slice(1))).toEqual([
+    expect(listed.out.trimEnd().split("\n").map((line) => line.split(/\s+/u).slice(1))).toEqual([
       ["ADMIN-B", "default", "trial-admin@example.com"],
       ["ADMIN-A", "default", "trial-admin@example.com"],
     ]);
     expect((await runAdmin(["trial:list", "--product", "ADMIN-A"], env)).out).toMatch(
       /ADMIN-A {2}default {2}trial-admin/u,
     );
-    expect((await runAdmin(["trial:list", "--product", "NO-SUCH"], env)).out).toBe("no trials");
+    expect((await runAdmin(["trial:list", "--product", "NO-SUCH"], env)).out).toBe("no trials\n");
   });
 });

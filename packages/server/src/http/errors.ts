@@ -142,6 +142,7 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
         `Content-Length: ${Buffer.byteLength(body)}`,
         "Cache-Control: no-store",
         "X-Content-Type-Options: nosniff",
+        "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
         "Connection: close",
         "",
         body,
