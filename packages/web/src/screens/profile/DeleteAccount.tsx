@@ -90,7 +90,7 @@ export default function DeleteAccount() {
       </h1>
       {!code ? <Alert kind="error">{t("deleteAccount.invalidLink")}</Alert> : null}
       {state.kind === "CHECKING" ? <p role="status">{t("app.loading")}</p> : null}
-      {state.kind === "GONE" ? <Alert kind="success">{t("deleteAccount.alreadyDeleted")}</Alert> : null}
+      {state.kind === "GONE" ? <Alert kind="info">{t("deleteAccount.alreadyDeleted")}</Alert> : null}
       {code && (state.kind === "INITIAL" || state.kind === "DELETING") ? (
         <>
           <p>{t("deleteAccount.question")}</p>
