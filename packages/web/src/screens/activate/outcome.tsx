@@ -1,4 +1,4 @@
-import { type AnswerOf, type api, type BodyOf, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
+import { type AnswerOf, type api, type BodyOf, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
@@ -56,13 +56,14 @@ const mendedByNewLink = (code: string) => code === "activate.invalidLink" || isC
 /** Issue #25: a used link of an active account is no failure: it says so and leads to sign-in. */
 const ALREADY_ACTIVE = "errors.account_already_active";
 
-function AlreadyActive() {
+function AlreadyActive({ returnTo }: { returnTo?: string | undefined }) {
   const { t } = useTranslation();
   return (
     <>
       <h1>{t("activate.alreadyActiveHeading")}</h1>
       <p>{t("activate.alreadyActiveBody")}</p>
-      <Link className={buttonClass} to={ROUTES.LOGIN.path}>
+      {/* The link's return address goes on with the sign-in (the login page checks it against the policy). */}
+      <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: returnTo })}>
         {t("activate.signIn")}
       </Link>
     </>
@@ -82,7 +83,7 @@ export function ActivationError({
 }) {
   const { t } = useTranslation();
   const tk = useT();
-  if (outcome.code === ALREADY_ACTIVE) return <AlreadyActive />;
+  if (outcome.code === ALREADY_ACTIVE) return <AlreadyActive returnTo={returnTo} />;
   return (
     <>
       <h1>{t("activate.errorHeading")}</h1>
