@@ -25,6 +25,11 @@ export const ERROR_STATUS = {
   code_used: 410,
   /** A newer link of the same kind retired this one (decisions.md "Activation links"). */
   code_superseded: 410,
+  /**
+   * Issue #25: an activation link already used, for an account that is active: no failure, the person signs in.
+   * Told only to the holder of a link that did work once (the mail's reader); an unknown code stays code_invalid.
+   */
+  account_already_active: 410,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

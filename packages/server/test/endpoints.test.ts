@@ -26,6 +26,7 @@ const SAMPLES: Record<string, { body?: unknown; params?: Record<string, string> 
   updateProfile: { body: PROFILE },
   recover: { body: { email: "nobody@example.com" } },
   recoverStatus: { params: { code: "no-such-code" } },
+  deletionStatus: { params: { code: "no-such-code" } },
   resetPassword: { body: { code: "no-such-code", password: NEW_PASSWORD } },
   setupPassword: {
     body: {

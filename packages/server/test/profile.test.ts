@@ -200,9 +200,14 @@ describe.each([
     await fx.server.app.services.mail.runOnce();
     const code = linkIn(await fx.smtp.waitFor("gone@example.com"), "/account/delete").searchParams.get("code") ?? "";
 
+    // Issue #25: the link's state is told without using it, before and after the deletion.
+    const status = async (link: string) => (await (await client()).get(`/api/account/delete/${link}`)).json;
+    expect(await status(code)).toEqual({ status: "valid" });
     const deleted = await (await client()).post("/api/account/delete", { deletionCode: code });
     expect(deleted.status).toBe(200);
     expectErrorObject(await (await client()).post("/api/account/delete", { deletionCode: code }), 404, "code_invalid");
+    expect(await status(code)).toEqual({ status: "deleted" });
+    expect(await status("x".repeat(43))).toMatchObject({ status: "invalid", guid: expect.any(String) });
     expect((await other.get("/api/session")).status).toBe(204);
     // Sign-in now fails exactly as for an unknown address.
     const answer = expectErrorObject(

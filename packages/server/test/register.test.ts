@@ -267,10 +267,32 @@ describe("activation", () => {
     const c = await client();
     expect((await c.post("/api/account/activate", { activationCode: code })).status).toBe(200);
     expect((await findUserByEmail(fx.server.app.db, "act@example.com"))?.status).toBe("active");
+    // Issue #25: the used link of an active account says so (no failure); the sign-in link answers the same.
     expect(
-      expectErrorObject(await c.post("/api/account/activate", { activationCode: code }), 410, "code_used").temporary,
+      expectErrorObject(await c.post("/api/account/activate", { activationCode: code }), 410, "account_already_active")
+        .temporary,
     ).toBe(false);
+    expectErrorObject(
+      await (await client()).post("/api/account/activation/login", { activationCode: code }),
+      410,
+      "account_already_active",
+    );
     expect((await c.login("act@example.com", "Tr0ub4dor&3x")).status).toBe(200);
+  });
+
+  it("says only code_used for the used link of an account that is not active (issue #25)", async () => {
+    await register("act-off@example.com");
+    const code =
+      linkIn(await fx.smtp.waitFor("act-off@example.com"), "/account/activate").searchParams.get("code") ?? "";
+    const c = await client();
+    expect((await c.post("/api/account/activate", { activationCode: code })).status).toBe(200);
+    const user = await findUserByEmail(fx.server.app.db, "act-off@example.com");
+    await fx.server.app.db
+      .updateTable("users")
+      .set({ status: "disabled" })
+      .where("id", "=", user?.id ?? "")
+      .execute();
+    expectErrorObject(await c.post("/api/account/activate", { activationCode: code }), 410, "code_used");
   });
 
   it("refuses an unknown, a missing and an expired code", async () => {
@@ -379,7 +401,11 @@ describe("POST /api/account/resend_activation", () => {
       410,
       "code_superseded",
     );
-    expectErrorObject(await c.post("/api/account/activate", { activationCode: newCode }), 410, "code_used");
+    expectErrorObject(
+      await c.post("/api/account/activate", { activationCode: newCode }),
+      410,
+      "account_already_active",
+    );
   });
 });
 

@@ -179,8 +179,12 @@ describe("logging", () => {
       await app.inject({ url: "/account/password-reset?code=Secret-Reset-Code&return_to=%2Fprofile%2Fedit" });
       await app.inject({ url: "/account/activate?code=Secret-Activation-Code" });
       await app.inject({ url: "/api/account/recover/Secret-Path-Code" });
+      await app.inject({ url: "/api/account/delete/Secret-Deletion-Code" });
+      await app.inject({ method: "POST", url: "/api/account/delete/request" });
       const log = lines.join("");
       expect(log).not.toMatch(/Secret-/u);
+      expect(log).toContain("/api/account/delete/REDACTED");
+      expect(log).toContain("/api/account/delete/request");
       expect(log).toContain("/account/password-reset?code=REDACTED&return_to=%2Fprofile%2Fedit");
       expect(log).toContain("/api/account/recover/REDACTED");
     } finally {

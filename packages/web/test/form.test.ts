@@ -74,6 +74,7 @@ describe("form rules", () => {
   it("validates on blur first, then on every change once touched; after a submit on change only", () => {
     expect(validatesOn("change", false, false)).toBe(false);
     expect(validatesOn("blur", false, false)).toBe(true);
+    expect(validatesOn("blur", false, false, false)).toBe(false);
     expect(validatesOn("change", true, false)).toBe(true);
     expect(validatesOn("blur", true, false)).toBe(true);
     expect(validatesOn("change", false, true)).toBe(true);
@@ -107,6 +108,17 @@ describe("the form store", () => {
     expect(form.formState.errors.password).toBeUndefined();
     type("email", email, "ann@example.com");
     expect(form.formState.errors.email).toBeUndefined();
+  });
+
+  it("shows no error for a field only passed through, before the submit (issue #25)", async () => {
+    const { form, email, password, type, blur } = loginForm();
+    blur("email", email);
+    expect(form.formState.errors.email).toBeUndefined();
+    type("password", password, "12345");
+    blur("password", password);
+    expect(form.formState.errors.password?.message).toBeDefined();
+    await form.handleSubmit(vi.fn())();
+    expect(form.formState.errors.email?.message).toBe("validation.loginEmail.required");
   });
 
   it("hands the PARSED values to the submit handler (the contract's transforms applied)", async () => {

@@ -270,6 +270,15 @@ export const api = {
     statuses: [200, 400, 404, 410],
     rateLimit: "deletion",
   }),
+  /** Our addition (issue #25): the deletion link's state on the screen's load; the code is not used. */
+  deletionStatus: defineEndpoint({
+    method: "GET",
+    path: "/account/delete/{code}",
+    params: s.CodeParams,
+    answer: s.DeletionStatusAnswer,
+    statuses: [200, 400, 429],
+    rateLimit: "codeCheck",
+  }),
   trialResendActivation: defineEndpoint({
     method: "POST",
     path: "/account/trial/activation/resend",

@@ -300,6 +300,14 @@ export const TrialStartBody = z.object({
 });
 export const ResendActivationBody = z.object({ email: emailRule, returnTo });
 export const DeleteBody = z.object({ deletionCode: code });
+/**
+ * Issue #25: a deletion link's state, told on the screen's load without using it: a code's state, or `deleted` when
+ * the link did its work and the account is gone.
+ */
+export const DeletionStatusAnswer = z.object({
+  status: z.enum([...CODE_STATUSES, "deleted"]),
+  guid: z.optional(z.string()),
+});
 /** Our addition (issue #5): the password re-confirms the person; accounts without one confirm by the mail alone. */
 export const DeleteRequestBody = z.object({ password: z.optional(z.string().check(z.maxLength(256))) });
 export const DiscourseAnswer = z.object({ loginUrl: z.string() });

@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { type CodeRefusal, codeRefusal, consumeCode, decoyCodeWork } from "../codes/codes.ts";
+import {
+  type CodeRefusal,
+  type CodeStatus,
+  codeHash,
+  codeRefusal,
+  consumeCode,
+  decoyCodeWork,
+} from "../codes/codes.ts";
+import { codesStore } from "../store/codes.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { usersStore } from "../store/users.ts";
@@ -8,7 +16,8 @@ import { proveMailbox } from "./mailbox.ts";
 import type { Origin } from "./origin.ts";
 import { sendActivation } from "./registration.ts";
 
-export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: CodeRefusal };
+export type ActivationRefusal = CodeRefusal | "account_already_active";
+export type ActivationOutcome = { ok: true; user: UserRow } | { ok: false; refusal: ActivationRefusal };
 
 /**
  * Uses an activation code once and makes a pending account active. A disabled account stays disabled.
@@ -28,7 +37,7 @@ export async function activateAccount(
   // they were (issue #14): never a used link with the account still pending.
   return db.transaction().execute(async (trx): Promise<ActivationOutcome> => {
     const used = await consumeCode(trx, code, "activation", now);
-    if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
+    if (!used.ok) return { ok: false, refusal: await refusalOf(trx, code, used.status) };
     const user = await usersStore.findById(trx, used.userId);
     if (!user) return { ok: false, refusal: "code_invalid" };
     if (user.status !== "pending") return { ok: true, user };
@@ -36,6 +45,18 @@ export async function activateAccount(
     const sameBrowser = registeredIn !== undefined && browser !== undefined && registeredIn === browserHash(browser);
     return { ok: true, user: await proveMailbox(trx, user, { keepIdentities: sameBrowser, now }) };
   });
+}
+
+/**
+ * Issue #25: a used link whose account is active says so (the person signs in); the stored row (its hash) names the
+ * account. Only a code that was issued and used gets this answer, so it tells nothing the link's holder did not
+ * know; an unknown or forged code stays code_invalid, and a disabled account's used link stays code_used.
+ */
+async function refusalOf(db: Db, code: string, status: Exclude<CodeStatus, "valid">): Promise<ActivationRefusal> {
+  if (status !== "used") return codeRefusal(status);
+  const row = await codesStore.findByHash(db, codeHash(code));
+  const user = row ? await usersStore.findById(db, row.user_id) : undefined;
+  return user?.status === "active" ? "account_already_active" : "code_used";
 }
 
 const browserHash = (token: string) => createHash("sha256").update(token).digest("hex");

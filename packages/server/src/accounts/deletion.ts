@@ -1,11 +1,20 @@
 import { DELETION_TTL_MS, routeUrl } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
-import { type CodeRefusal, codeRefusal, consumeCode, issueCode } from "../codes/codes.ts";
+import {
+  type CodeRefusal,
+  type CodeStatus,
+  codeHash,
+  codeRefusal,
+  codeStatus,
+  consumeCode,
+  issueCode,
+} from "../codes/codes.ts";
 import { announceEnded } from "../events/sessions-ended.ts";
 import { type MailSite, mailLanguage, mailLink } from "../mail/links.ts";
 import { queueMail, queueUserMail, recipientOf } from "../mail/outbox.ts";
 import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
+import { captchasStore } from "../store/captchas.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { sessionsStore } from "../store/sessions.ts";
@@ -75,8 +84,30 @@ export async function deleteAccount(
     await usersStore.delete(trx, user.id);
     await audit(trx, "account_deleted", {}, now);
     await queueMail(trx, { userId: null, to: user.email, kind: "account_deleted", ...farewell }, now);
+    // The code's row goes with the account; its hash alone stays (no personal data) so that the link says so.
+    await captchasStore.spend(trx, deletedMark(code), now + DELETED_LINK_MEMORY_MS);
     return sessions;
   });
   await announceEnded(db, ended, "deleted");
   return { ok: true };
+}
+
+/**
+ * Issue #25: how long a used deletion link still says "the account was deleted" rather than "not valid". A month
+ * covers a mail opened again later; the sweeper removes the mark after it.
+ */
+const DELETED_LINK_MEMORY_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The spent-token key of a deletion link whose account is gone: a hash of the code's hash, no account in it. */
+const deletedMark = (code: string) => codeHash(`deleted:${codeHash(code)}`);
+
+/**
+ * GET /account/delete/{code} (issue #25): the link's state without using it, so the screen asks only when the
+ * link can still delete. Only the holder of a link that deleted an account learns `deleted` (they had the mail); an
+ * unknown or forged code is `invalid` as before.
+ */
+export async function deletionLinkStatus(db: Db, code: string, now = Date.now()): Promise<CodeStatus | "deleted"> {
+  const status = await codeStatus(db, code, "deletion", now);
+  if (status !== "invalid") return status;
+  return (await captchasStore.isSpent(db, deletedMark(code), now)) ? "deleted" : "invalid";
 }

@@ -7,13 +7,17 @@ import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 const SECRET_PARAMS = new Set(["code", "access_token", "id_token", "token", "id_token_hint", "request"]);
 const MASK = "REDACTED";
 
+/** The code-status calls' paths: a reset link's and a deletion link's code. */
+const CODE_IN_PATH = /^(\/api\/account\/(?:recover|delete)\/)(?!request$)[^/]+/u;
+
 /**
  * A request URL fit for the log: mailed codes travel in the query of the pages the links open, and in the path of
- * the code-status call; they are live credentials until used, so the log never holds them (ASVS 16.2.5).
+ * the code-status calls (a reset link's, a deletion link's: not the deletion's own `request` call); they are live
+ * credentials until used, so the log never holds them (ASVS 16.2.5).
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");
-  const path = (q === -1 ? url : url.slice(0, q)).replace(/^(\/api\/account\/recover\/)[^/]+/u, `$1${MASK}`);
+  const path = (q === -1 ? url : url.slice(0, q)).replace(CODE_IN_PATH, `$1${MASK}`);
   if (q === -1) return path;
   const query = new URLSearchParams(url.slice(q + 1));
   for (const key of new Set(query.keys())) if (SECRET_PARAMS.has(key)) query.set(key, MASK);

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
-import { deleteAccount, requestDeletion } from "../accounts/deletion.ts";
+import { deleteAccount, deletionLinkStatus, requestDeletion } from "../accounts/deletion.ts";
 import { profileOf, updateProfile } from "../accounts/profile.ts";
 import { requestSetupLink } from "../accounts/recovery.ts";
 import { audit } from "../audit/audit.ts";
@@ -64,6 +65,15 @@ export async function profileRoutes(app: FastifyInstance, { services }: { servic
     await audit(db, "setup_link_requested", auditContext(request, user.id));
     services.mail.kick();
     return {};
+  });
+
+  mount(app, api.deletionStatus, async (request) => {
+    const status = await deletionLinkStatus(db, request.params.code);
+    if (status === "valid" || status === "deleted") return { status };
+    // As the reset link's check: an unusable code is shown with a reference that leads to this log line.
+    const guid = randomUUID();
+    request.log.info({ guid, code: `code_${status}` }, "code refused");
+    return { status, guid };
   });
 
   mount(app, api.deleteAccount, async (request, reply) => {

@@ -28,6 +28,17 @@ export const captchasStore = {
     return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   },
 
+  /** Whether a token is recorded as spent (and not yet swept). */
+  isSpent: async (db: Db, tokenHash: string, now: number): Promise<boolean> => {
+    const row = await db
+      .selectFrom("spent_tokens")
+      .select("token_hash")
+      .where("token_hash", "=", tokenHash)
+      .where("expires_at", ">=", now)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   deleteStale: async (db: Db, now: number): Promise<void> => {
     await db.deleteFrom("captchas").where("expires_at", "<", now).execute();
     await db.deleteFrom("spent_tokens").where("expires_at", "<", now).execute();

@@ -89,11 +89,11 @@ export function createApiClient(options: ApiClientOptions) {
     const json = response.status === 204 ? null : parseJson(text);
     if (response.ok) {
       const answer = endpoint.answer.safeParse(json);
-      if (!answer.success) throw fail(new UnexpectedAnswerError(response.status, text), response.status);
+      if (!answer.success) throw fail(unexpected(response.status, text, json), response.status);
       return answer.data as AnswerOf<E>;
     }
     const error = ErrorAnswer.safeParse(json);
-    if (!error.success) throw fail(new UnexpectedAnswerError(response.status, text), response.status);
+    if (!error.success) throw fail(unexpected(response.status, text, json), response.status);
     if (response.status >= 500) throw fail(new ServerError(response.status, error.data.guid), response.status);
     if (response.status === 403 && !HANDLED_FORBIDDEN.has(error.data.error_code)) {
       reload();
@@ -124,6 +124,12 @@ export function createApiClient(options: ApiClientOptions) {
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** An answer that is not ours, with the server's reference when its body names one. */
+function unexpected(status: number, text: string, json: unknown): UnexpectedAnswerError {
+  const guid = (json as { guid?: unknown } | null | undefined)?.guid;
+  return new UnexpectedAnswerError(status, text, typeof guid === "string" && guid ? guid : undefined);
+}
 
 function parseJson(text: string): unknown {
   try {

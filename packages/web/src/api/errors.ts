@@ -34,14 +34,21 @@ export class NetworkError extends Error {
   }
 }
 
-/** An answer that is not the error object (a proxy's HTML page, say): shown with its status and body. */
+/**
+ * An answer that is not the error object (a proxy's HTML page, say): the screen shows its status and a reference,
+ * never the body (issue #25: a page of HTML is no words for a person). The reference is the server's guid when the
+ * body carries one, else one made here; the report sent to error reporting carries it and the start of the body.
+ */
 export class UnexpectedAnswerError extends Error {
   readonly status: number;
   readonly body: string;
-  constructor(status: number, body: string) {
-    super(`unexpected answer ${status}`);
+  readonly guid: string;
+  constructor(status: number, body: string, guid?: string) {
+    const reference = guid ?? crypto.randomUUID();
+    super(`unexpected answer ${status} (ref ${reference}): ${body.slice(0, 300)}`);
     this.status = status;
     this.body = body.slice(0, 300);
+    this.guid = reference;
   }
 }
 

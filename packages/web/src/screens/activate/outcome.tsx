@@ -1,10 +1,11 @@
-import { type AnswerOf, type api, type BodyOf, isCodeErrorKey, ROUTES } from "@gatehouse/contract";
+import { type AnswerOf, type api, type BodyOf, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Link } from "../../app/routing.tsx";
 import { Alert } from "../../ui/Alert.tsx";
+import { buttonClass } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
 import { ResendActivation } from "./ResendActivation.tsx";
 
@@ -52,6 +53,23 @@ export function useActivation<E extends typeof api.activate | typeof api.activat
 /** Outcomes a fresh link mends: no code, or a code that is unknown, expired, used or replaced. */
 const mendedByNewLink = (code: string) => code === "activate.invalidLink" || isCodeErrorKey(code);
 
+/** Issue #25: a used link of an active account is no failure: it says so and leads to sign-in. */
+const ALREADY_ACTIVE = "errors.account_already_active";
+
+function AlreadyActive({ returnTo }: { returnTo?: string | undefined }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <h1>{t("activate.alreadyActiveHeading")}</h1>
+      <p>{t("activate.alreadyActiveBody")}</p>
+      {/* The link's return address goes on with the sign-in (the login page checks it against the policy). */}
+      <Link className={buttonClass} to={routeUrl("LOGIN", { return_to: returnTo })}>
+        {t("activate.signIn")}
+      </Link>
+    </>
+  );
+}
+
 /**
  * A failed activation (spec §2 "Activation result": the message plus a reference id) and a way forward: a new
  * link by address when a new link would help, and always the way back to sign-in.
@@ -65,6 +83,7 @@ export function ActivationError({
 }) {
   const { t } = useTranslation();
   const tk = useT();
+  if (outcome.code === ALREADY_ACTIVE) return <AlreadyActive returnTo={returnTo} />;
   return (
     <>
       <h1>{t("activate.errorHeading")}</h1>

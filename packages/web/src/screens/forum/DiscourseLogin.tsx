@@ -1,20 +1,31 @@
-import { api, routeUrl } from "@gatehouse/contract";
+import { api, ROUTES, routeUrl } from "@gatehouse/contract";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
 import { useScreenFailure } from "../../app/failure.tsx";
 import { Layout } from "../../app/Layout.tsx";
-import { useNavigate } from "../../app/routing.tsx";
+import { Link, useNavigate } from "../../app/routing.tsx";
 import { usePageTitle } from "../../app/title.ts";
-import { buttonClass } from "../../ui/Button.tsx";
+import { buttonClass, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
 import styles from "./Forum.module.css";
 
 /** Refusals that signing in (or doing the owed step) mends: the login page brings the person back here. */
 const SIGN_IN_FIRST = new Set(["not_authenticated"]);
 
-type State = { kind: "working" } | { kind: "error"; code: string; guid: string | undefined };
+type State = { kind: "working" } | { kind: "incomplete" } | { kind: "error"; code: string; guid: string | undefined };
+
+/**
+ * Issue #25: an address without the forum's request (typed, or cut short when copied) is not an error of the
+ * person's: it is said plainly, with no call to the gateway.
+ */
+const forumRequest = () => {
+  const query = new URLSearchParams(window.location.search);
+  const sso = query.get("sso");
+  const sig = query.get("sig");
+  return sso && sig ? { sso, sig } : undefined;
+};
 
 /**
  * /discourse/login?sso=…&sig=… (spec §2 "Community forum sign-in", issue #13): the forum's DiscourseConnect request,
@@ -28,16 +39,16 @@ export default function DiscourseLogin() {
   const { settings } = useApp();
   const navigate = useNavigate();
   const fail = useScreenFailure();
-  const [state, setState] = useState<State>({ kind: "working" });
+  const [state, setState] = useState<State>(() => (forumRequest() ? { kind: "working" } : { kind: "incomplete" }));
   const started = useRef(false);
   usePageTitle(t("titles.forumSignIn"));
 
   useEffect(() => {
-    if (started.current) return;
+    const request = forumRequest();
+    if (started.current || !request) return;
     started.current = true;
-    const query = new URLSearchParams(window.location.search);
     gateway()
-      .call(api.discourseSso, { query: { sso: query.get("sso") ?? "", sig: query.get("sig") ?? "" } })
+      .call(api.discourseSso, { query: request })
       .then(
         (answer) => window.location.assign(answer.loginUrl),
         (error: unknown) => {
@@ -57,6 +68,22 @@ export default function DiscourseLogin() {
   return (
     <Layout>
       {state.kind === "working" ? <p role="status">{t("app.loading")}</p> : null}
+      {state.kind === "incomplete" ? (
+        <>
+          <h1>{t("forum.incompleteTitle")}</h1>
+          <p>{t("forum.incompleteBody")}</p>
+          <div className={styles.actions}>
+            {settings.forumUrl ? (
+              <a className={buttonClass} href={settings.forumUrl}>
+                {t("forum.toForum")}
+              </a>
+            ) : null}
+            <Link className={settings.forumUrl ? secondaryButtonClass : buttonClass} to={ROUTES.LOGIN.path}>
+              {t("forum.toSignIn")}
+            </Link>
+          </div>
+        </>
+      ) : null}
       {state.kind === "error" ? (
         <>
           <h1>{t("forum.errorTitle")}</h1>

@@ -1,5 +1,5 @@
 import { api, isCodeErrorKey, ROUTES, routeUrl } from "@gatehouse/contract";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { type ApiError, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -14,7 +14,39 @@ import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import styles from "./EditProfile.module.css";
 
-type State = { kind: "INITIAL" | "DELETING" | "OK" } | { kind: "ERROR"; key: string; guid?: string };
+type State =
+  | { kind: "CHECKING" | "INITIAL" | "DELETING" | "OK" | "GONE" }
+  | { kind: "ERROR"; key: string; guid?: string | undefined };
+
+/**
+ * Issue #25: the link's state on load, without using it: the red button only while the link can delete; a link
+ * whose account is gone says so; an unusable one says why at once, not after the click.
+ */
+function useLinkState(code: string | null, setState: (state: State) => void) {
+  const fail = useScreenFailure();
+  const started = useRef(false);
+  useEffect(() => {
+    if (!code || started.current) return;
+    started.current = true;
+    gateway()
+      .call(api.deletionStatus, { params: { code } })
+      .then(
+        ({ status, guid }) => {
+          if (status === "valid") setState({ kind: "INITIAL" });
+          else if (status === "deleted") setState({ kind: "GONE" });
+          else setState({ kind: "ERROR", key: `errors.code_${status}`, guid });
+        },
+        (error: unknown) => {
+          if (isScreenFailure(error)) {
+            // The retry screen's Try again runs the check once more.
+            started.current = false;
+            return fail(error);
+          }
+          setState({ kind: "ERROR", key: errorKey(error), guid: (error as ApiError).answer?.guid });
+        },
+      );
+  }, [code, fail, setState]);
+}
 
 /** /account/delete?code= (spec §2 "Delete account", §4: INITIAL becomes OK or an error). */
 export default function DeleteAccount() {
@@ -24,8 +56,9 @@ export default function DeleteAccount() {
   const tk = useT();
   const fail = useScreenFailure();
   usePageTitle(t("titles.destroyAccount"));
-  const [state, setState] = useState<State>({ kind: "INITIAL" });
-  const heading = useFocusOnChange(state.kind === "OK" || state.kind === "ERROR");
+  const [state, setState] = useState<State>({ kind: code ? "CHECKING" : "INITIAL" });
+  useLinkState(code, setState);
+  const heading = useFocusOnChange(state.kind === "OK" || state.kind === "ERROR" || state.kind === "GONE");
 
   const confirm = async () => {
     setState({ kind: "DELETING" });
@@ -56,6 +89,8 @@ export default function DeleteAccount() {
         {t("titles.destroyAccount")}
       </h1>
       {!code ? <Alert kind="error">{t("deleteAccount.invalidLink")}</Alert> : null}
+      {state.kind === "CHECKING" ? <p role="status">{t("app.loading")}</p> : null}
+      {state.kind === "GONE" ? <Alert kind="info">{t("deleteAccount.alreadyDeleted")}</Alert> : null}
       {code && (state.kind === "INITIAL" || state.kind === "DELETING") ? (
         <>
           <p>{t("deleteAccount.question")}</p>

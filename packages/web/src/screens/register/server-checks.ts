@@ -32,6 +32,8 @@ export function useServerChecks(form: FormApi<typeof RegisterForm>) {
 
   /** Spec §5: the e-mail is checked on blur, by the server too (taken, invalid, corporate). */
   const checkEmail = async (value: string) => {
+    // Issue #25: an empty field passed through is not checked yet (the form's own rules say when it shows an error).
+    if (!value.trim()) return setEmailCheck("idle");
     if (!(await form.trigger("email"))) return setEmailCheck("idle");
     setEmailCheck("checking");
     try {

@@ -9,7 +9,7 @@ export function useFailureDetail(error: unknown): string {
   const { t } = useTranslation();
   if (error instanceof NetworkError) return t(error.kind === "offline" ? "network.offline" : "network.timeout");
   if (error instanceof UnexpectedAnswerError) {
-    return `${t("network.unexpected")} ${t("network.status", { status: error.status, body: error.body })}`;
+    return `${t("network.unexpected")} ${t("network.status", { status: error.status })}`;
   }
   // The service said it is away for a moment (its database restarting, issue #14): say so, not "a mess".
   if (error instanceof ServerError && error.status === 503) return t("errors.service_unavailable");

@@ -9,7 +9,8 @@ const isKnown = (code: string | null): code is ErrorPageCode =>
 
 /**
  * /error?error_code=&error_description=&error_id= (spec §2): a known code picks title and body; an unknown one
- * shows its own text, else error_description, else the internal-error text. error_id is shown as Ref.
+ * shows error_description, else the internal-error text, never the raw code (issue #25: a code is not words).
+ * error_id is shown as Ref.
  */
 export default function ErrorPage() {
   const { t } = useTranslation();
@@ -19,7 +20,7 @@ export default function ErrorPage() {
   const id = params.get("error_id");
   const known = isKnown(code) ? code : undefined;
   const title = known ? t(`errorPage.${known}.title`) : t("errorPage.defaultTitle");
-  const body = known ? t(`errorPage.${known}.body`) : code || description || t("errorPage.internal_server_error.body");
+  const body = known ? t(`errorPage.${known}.body`) : description || t("errorPage.internal_server_error.body");
   usePageTitle(t("titles.error"));
   return (
     <Layout>

@@ -31,7 +31,7 @@ export function trialActivationFailure(
   brand: Brand,
   productCode?: string,
 ): { leave: string } | { expired: true } | undefined {
-  if (errorKey === "errors.code_used")
+  if (errorKey === "errors.code_used" || errorKey === "errors.account_already_active")
     return { leave: trialDestination(returnTo, policy, brand, { isNewAccount: true, productCode }) };
   if (EXPIRED.has(errorKey)) return { expired: true };
   return undefined;

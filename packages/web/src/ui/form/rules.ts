@@ -52,13 +52,14 @@ export function copyValues<T>(values: T): T {
 
 export type ValidationEvent = "blur" | "change";
 /**
- * react-hook-form's "onTouched" mode, kept as the screens were built on it: before any submit a field is first
- * validated when it loses focus, then on every change once touched; after a submit attempt, every field
- * re-validates on change (and no longer on blur, so a server error stays until the value changes).
+ * When a field checks itself (issue #25: validation waits for the person). Before any submit, a field that was
+ * typed in is first validated when it loses focus, then on every change; a field only passed through (tabbed
+ * over, left empty) shows nothing until the submit. After a submit attempt, every field re-validates on change
+ * (and no longer on blur, so a server error stays until the value changes).
  */
-export function validatesOn(event: ValidationEvent, touched: boolean, submitted: boolean): boolean {
+export function validatesOn(event: ValidationEvent, touched: boolean, submitted: boolean, typed = true): boolean {
   if (submitted) return event === "change";
-  return event === "blur" || touched;
+  return event === "blur" ? typed : touched;
 }
 
 type Issue = { readonly path: readonly PropertyKey[]; readonly message: string; readonly code?: string };

@@ -37,7 +37,10 @@ export function createFormStore<S extends z.ZodMiniType>(schema: S, defaultValue
   let values = copyValues(defaultValues) as Record<string, unknown>;
   let defaults = copyValues(defaultValues) as Record<string, unknown>;
   let errors: FieldErrors = {};
+  /** Fields validated on a blur after being typed in: they follow every change from then on. */
   const touched = new Set<string>();
+  /** Fields the person typed in (a change event), so that passing through an empty one is not an error. */
+  const typed = new Set<string>();
   let submitted = false;
   let submitting = false;
   const elements = new Map<string, FieldElement>();
@@ -88,13 +91,17 @@ export function createFormStore<S extends z.ZodMiniType>(schema: S, defaultValue
     return ref;
   };
   const onFieldEvent = (name: string, event: ValidationEvent, target: FieldElement, options: FieldOptions) => {
-    const wasTouched = touched.has(name);
+    // A field showing an error (the server's, say) follows its changes, so the error goes as soon as it is mended.
+    const wasTouched = touched.has(name) || errors[name] !== undefined;
     setPath(values, name, readElement(target));
     if (event === "blur") {
       options.onBlur?.({ target });
-      touched.add(name);
-    } else options.onChange?.({ target });
-    if (validatesOn(event, wasTouched, submitted)) updateErrors([name]);
+      if (typed.has(name)) touched.add(name);
+    } else {
+      typed.add(name);
+      options.onChange?.({ target });
+    }
+    if (validatesOn(event, wasTouched, submitted, typed.has(name))) updateErrors([name]);
     else changed();
   };
 
@@ -154,6 +161,7 @@ export function createFormStore<S extends z.ZodMiniType>(schema: S, defaultValue
       for (const [name, element] of elements) writeElement(element, getPath(values, name));
       errors = {};
       touched.clear();
+      typed.clear();
       submitted = false;
       changed();
     },
