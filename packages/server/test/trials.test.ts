@@ -296,7 +296,12 @@ describe("POST /api/account/trial/start", () => {
     const env = { DATABASE_URL: fx.server.config.databaseUrl, NODE_ENV: "test" };
     const listed = await runAdmin(["trial:list", "--email", "Trial-Admin@example.com"], env);
     expect(listed.code).toBe(0);
-    expect(listed.out.trimEnd().split("\n").map((line) => line.split(/\s+/u).slice(1))).toEqual([
+    expect(
+      listed.out
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.split(/\s+/u).slice(1)),
+    ).toEqual([
       ["ADMIN-B", "default", "trial-admin@example.com"],
       ["ADMIN-A", "default", "trial-admin@example.com"],
     ]);
