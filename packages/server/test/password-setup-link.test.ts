@@ -79,7 +79,6 @@ async function userIdOf(email: string): Promise<string> {
 }
 
 describe("a password for an account made with a provider (issue #25)", () => {
-  const SURVEY = { marketingSource: "Event", platformOfInterest: "Revit", role: "Architect" };
   const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
   // One person through Google for the whole block (each round trip counts against the federation rate limit).
   let person: { client: Client; email: string; userId: string };

@@ -131,7 +131,7 @@ describe("the verifiers (signin/password.ts, mailed-code.ts)", () => {
     });
     expect(await verifyActivation(db(), code, newSessionToken())).toEqual({
       ok: false,
-      refusal: { code: "code_used", temporary: false },
+      refusal: { code: "account_already_active", temporary: false },
     });
   });
 

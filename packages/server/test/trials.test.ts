@@ -71,11 +71,11 @@ describe("trial sign-up", () => {
     expect((await browser.get("/api/session")).json.Email).toBe("trial-one@example.com");
     expect(await trialsOf("trial-one@example.com")).toMatchObject([{ product_code: "RENDER-PRO", brand: "default" }]);
 
-    // Spec §8: the used link says so (the web app then continues to the trial's address).
+    // Spec §8: the used link says so, its account active (issue #25; the web app then continues to the trial).
     expectErrorObject(
       await (await client()).post("/api/account/activation/login", { activationCode: link.searchParams.get("code") }),
       410,
-      "code_used",
+      "account_already_active",
     );
   });
 
