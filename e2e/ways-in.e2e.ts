@@ -133,7 +133,7 @@ describe("corporate sign-in", () => {
     const email = uniqueEmail("carried");
     await page.getByLabel(label, { exact: true }).fill(email);
     await page.getByRole("link", { name: link }).click();
-    await page.getByRole("heading", { name: "Corporate sign in", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Corporate sign-in", level: 1 }).waitFor();
     expect(await page.getByLabel("Corporate email").inputValue()).toBe(email);
     const url = decodeURIComponent(page.url());
     expect(url).not.toContain(email);
