@@ -113,6 +113,15 @@ export const RATE_LIMITS = {
   discourseSso: { max: 60, windowMs: 5 * MINUTE },
   /** API tokens minted for the studio's licence helper (issue #13): one per studio sign-in. */
   studioToken: { max: 60, windowMs: 5 * MINUTE },
+  /**
+   * Issue #26: second-factor codes and step-up proofs per client address; wrong codes are also counted per account
+   * (accounts/throttle.ts), which is what stops guessing six digits.
+   */
+  secondFactor: { max: 30, windowMs: 5 * MINUTE },
+  /** Issue #26: passkey ceremonies started and finished (a sign-in page may start one for autofill on every load). */
+  passkey: { max: 120, windowMs: 5 * MINUTE },
+  /** Issue #26: second factors added, renamed or removed and recovery codes made. */
+  factors: { max: 30, windowMs: 15 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
@@ -214,3 +223,16 @@ export const DISCOURSE_SECRET_MIN = 10;
  * one sitting; after that the person signs in again. Short, as an unfinished sign-in is state an attacker wants.
  */
 export const SIGN_IN_ATTEMPT_TTL_MS = 15 * MINUTE;
+
+/** Issue #26: a sensitive call (password, e-mail, deletion, a factor added or removed) needs a proof this recent. */
+export const STEP_UP_MS = 10 * MINUTE;
+/** Issue #26: "Remember this browser for 30 days" skips the second factor on that browser for that account. */
+export const REMEMBER_BROWSER_MS = 30 * DAY;
+/** Issue #26: recovery codes in a set, shown once; each works once. */
+export const RECOVERY_CODES_COUNT = 10;
+/** Issue #26: RFC 6238 as every authenticator app reads an `otpauth://` URI: SHA-1, 6 digits, 30 s, ±1 step. */
+export const TOTP = { algorithm: "SHA1", digits: 6, periodS: 30, window: 1, secretBytes: 20 } as const;
+/** Issue #26: a WebAuthn ceremony (its challenge) must end within this. */
+export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * MINUTE;
+/** Issue #26: a passkey's name, as the person gives it. */
+export const PASSKEY_NAME_MAX = 64;

@@ -62,6 +62,17 @@ export const ERROR_STATUS = {
   discourse_nonce_used: 400,
   /** Issue #13: the licence token on the studio's completion page is not the signed-in person's. */
   studio_token_mismatch: 403,
+  /**
+   * Issue #26: a sensitive call needs a recent proof (STEP_UP_MS), with the account's second factor where it has one:
+   * the page asks for it (`POST /account/reauthenticate`) and tries again.
+   */
+  reauthentication_required: 403,
+  /** Issue #26: an authenticator code or a recovery code that is wrong, already used, or out of its time window. */
+  second_factor_invalid: 400,
+  /** Issue #26: a passkey's answer that does not verify (unknown credential, wrong origin, no user verification). */
+  passkey_invalid: 400,
+  /** Issue #26: the authenticator app is on already (turn it off first to move it to another phone). */
+  totp_already_enabled: 409,
   user_temporarily_blocked: 429,
   rate_limited: 429,
   internal_server_error: 500,

@@ -16,6 +16,11 @@ export interface UiRoute {
 export const ROUTES = {
   LOGIN: { path: "/" },
   LOGIN_SUCCESS: { path: "/login/success" },
+  /**
+   * Our addition (issue #26): the second factor a sign-in owes (an authenticator code, a passkey, a recovery code).
+   * Opened only by a sign-in attempt's `next`; `second_factor` marks it as that step.
+   */
+  SECOND_FACTOR: { path: "/login/second-factor", query: ["return_to", "second_factor"] },
   SERVICE_LOGIN: { path: "/service_login" },
   CORPORATE_LOGIN: { path: "/corporate_login", query: ["return_to", "prompt", "cancelled"] },
   CORPORATE_LOGIN_ERROR: { path: "/corporate_login/error", query: ["error_code", "error_id"] },
@@ -68,6 +73,7 @@ export const UI_PATHS: readonly string[] = ROUTE_IDS.map((id) => ROUTES[id].path
 
 /** The screen of each step a sign-in attempt may owe (issue #24; the attempt's `next` names its address). */
 export const STEP_ROUTES = {
+  second_factor: "SECOND_FACTOR",
   password_change: "PASSWORD_CHANGE",
   profile_update: "ACCOUNT_EDIT",
 } as const satisfies Record<OwedStep, RouteId>;
@@ -77,6 +83,7 @@ export const STEP_ROUTES = {
  * (spec §2, which also shows the merge banner), and our `required_profile_update` for the profile.
  */
 export const STEP_PARAMS = {
+  second_factor: "second_factor",
   password_change: "required_password_update",
   profile_update: "required_profile_update",
 } as const satisfies Record<OwedStep, string>;

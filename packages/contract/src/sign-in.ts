@@ -2,16 +2,25 @@
  * How a session was signed in (issue #10 §1): one server-side function finishes every sign-in and records the
  * method on the session, so the provider can answer `amr`/`auth_time` and the audit trail says how.
  */
-export const SIGN_IN_METHODS = ["password", "activation", "password_setup", "social", "corporate", "forum"] as const;
+export const SIGN_IN_METHODS = [
+  "password",
+  "activation",
+  "password_setup",
+  "social",
+  "corporate",
+  "forum",
+  /** Issue #26: a passkey alone (usernameless, user verification required): two factors in one. */
+  "passkey",
+] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /**
- * A step a person owes before a sign-in is finished (spec §4: a required password change first, then a required
- * profile update; the second factor of issue #26 joins here). The one vocabulary of owed steps (issue #24): the
+ * A step a person owes before a sign-in is finished: the second factor of an account that has one (issue #26) before
+ * anything else, then (spec §4) a required password change, then a required profile update. The one vocabulary of owed steps (issue #24): the
  * server's sign-in attempt records it, no session ever owes one, and the login answer's RequiredPasswordUpdate /
  * RequiredProfileUpdate (spec §7) are read from it.
  */
-export const OWED_STEPS = ["password_change", "profile_update"] as const;
+export const OWED_STEPS = ["second_factor", "password_change", "profile_update"] as const;
 export type OwedStep = (typeof OWED_STEPS)[number];
 
 /**

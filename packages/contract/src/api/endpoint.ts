@@ -28,6 +28,13 @@ export interface Endpoint<Body extends z.ZodMiniType = z.ZodMiniType, Answer ext
    * sign-in attempt that owes this step may make it (issue #24), and only it.
    */
   readonly step?: OwedStep;
+  /**
+   * Issue #26, step-up: a sensitive account call (the password, the e-mail, the account's deletion, a second factor
+   * added or removed). Its session needs a proof within STEP_UP_MS, with a second factor where the account has one;
+   * otherwise it is answered 403 `reauthentication_required` and the page asks for that proof
+   * (`POST /account/reauthenticate`) before it tries again.
+   */
+  readonly fresh?: true;
   /** Its per-client-address limit in RATE_LIMITS. */
   readonly rateLimit?: RateLimitName;
 }
@@ -39,6 +46,8 @@ export function defineEndpoint<const E extends Endpoint>(endpoint: E): E {
 
 /** Statuses every state-changing call may answer: 403 for a missing or stale CSRF token. */
 const CSRF_STATUS = 403;
+/** A sensitive call without a recent proof (`fresh`): reauthentication_required. */
+const FORBIDDEN_STATUS = 403;
 const UNAUTHENTICATED_STATUS = 401;
 const RATE_LIMITED_STATUS = 429;
 
@@ -50,6 +59,7 @@ export function statusesOf(endpoint: Endpoint): ReadonlySet<number> {
   const statuses = new Set(endpoint.statuses);
   if (endpoint.method !== "GET") statuses.add(CSRF_STATUS);
   if (endpoint.session === "required") statuses.add(UNAUTHENTICATED_STATUS);
+  if (endpoint.fresh) statuses.add(FORBIDDEN_STATUS);
   if (endpoint.rateLimit) statuses.add(RATE_LIMITED_STATUS);
   return statuses;
 }

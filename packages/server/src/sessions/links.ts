@@ -103,6 +103,7 @@ export async function redeemLinkCode(
     auth_method: giver.auth_method,
     idp: giver.idp,
     amr: giver.amr,
+    fresh_at: giver.fresh_at,
     sign_in_id: giver.sign_in_id,
     linked: linked ? 1 : 0,
   });

@@ -82,6 +82,8 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
     auth_method: record.method,
     idp: record.idp ?? null,
     amr: record.amr.join(" "),
+    // The sign-in is the session's first proof: sensitive calls count STEP_UP_MS from it (issue #26).
+    fresh_at: now,
     // A new sign-in: the sessions it is carried to on other hosts share this id (sessions/links.ts).
     sign_in_id: randomUUID(),
   });

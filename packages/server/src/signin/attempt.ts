@@ -83,9 +83,10 @@ export function attemptNext(attempt: SignInAttemptRow, context: NextContext): Ne
 }
 
 /**
- * The step an attempt owed is done (the password changed, the profile saved): it owes the account's next step, or
- * it is finished and opens the session. `user` is the account as it is after the step. Only one request moves an
- * attempt on (two tabs saving at once: the other is told the attempt is gone).
+ * The step an attempt owed is done (the second factor given, the password changed, the profile saved): it owes the
+ * account's next step, or it is finished and opens the session. `user` is the account as it is after the step. Only
+ * one request moves an attempt on (two tabs saving at once: the other is told the attempt is gone). `added` are the
+ * RFC 8176 values the step's proof adds to the attempt's (a second factor's `otp`, `hwk`/`swk`, `user`, and `mfa`).
  */
 export async function stepDone(
   db: Db,
@@ -95,6 +96,7 @@ export async function stepDone(
   browser: Browser,
   context: NextContext,
   now = Date.now(),
+  added: readonly Amr[] = [],
 ): Promise<SignInOutcome> {
   const destination = destinationOf(attempt);
   const owes = owedStepOf(user);
@@ -107,7 +109,7 @@ export async function stepDone(
   const proof: Proof = {
     user,
     method: taken.method,
-    amr: taken.amr.split(" ") as Amr[],
+    amr: [...new Set([...(taken.amr.split(" ") as Amr[]), ...added])],
     ...(taken.idp ? { idp: taken.idp } : {}),
   };
   return finish(db, { user, proof, authTime: taken.auth_time }, browser, destination, context, now);

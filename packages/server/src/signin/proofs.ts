@@ -38,6 +38,9 @@ export const METHOD_AMR: Readonly<Record<SignInMethod, readonly Amr[]>> = {
   social: ["fed"],
   corporate: ["fed"],
   forum: ["fed"],
+  // A passkey with user verification: a possession factor and a PIN or biometric, so two factors (RFC 8176). A synced
+  // passkey is a software key (swk), a device-bound one a hardware key (hwk): its verifier gives the proof's own amr.
+  passkey: ["swk", "user", "mfa"],
 };
 
 /** The proof a verifier gives for an account proven by `method`. */

@@ -50,6 +50,57 @@ export interface SessionsTable {
   sign_in_id: string | null;
   /** 1 once the sign-in has reached the central host (PUBLIC_URL), so `GET /session` says Linked. */
   linked: Generated<number>;
+  /** The last proof in this session (its sign-in, or a step-up, issue #26); null on sessions opened before. */
+  fresh_at: number | null;
+}
+
+/** Issue #26: an account's authenticator app (migration 015). */
+export interface TotpFactorsTable {
+  user_id: string;
+  secret_sealed: string;
+  confirmed_at: number | null;
+  last_step: Generated<number>;
+  created_at: number;
+}
+
+/** Issue #26: single-use recovery codes, by SHA-256. */
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** Issue #26: WebAuthn credentials (passkeys and security keys). */
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  rp_id: string;
+  public_key: string;
+  counter: Generated<number>;
+  transports: Generated<string>;
+  device_type: string;
+  backed_up: Generated<number>;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** Issue #26: a browser's pending WebAuthn ceremony, one per purpose, single-use. */
+export interface WebauthnChallengesTable {
+  id: string;
+  challenge: string;
+  purpose: string;
+  user_id: string | null;
+  rp_id: string;
+  expires_at: number;
+}
+
+/** Issue #26: browsers a person asked to remember for the second factor. */
+export interface RememberedBrowsersTable {
+  device_id: string;
+  user_id: string;
+  expires_at: number;
 }
 
 /** A sign-in whose proof is given and that still owes a step (issue #24, signin/attempts.ts). */
@@ -275,6 +326,11 @@ export interface Database {
   trials: TrialsTable;
   discourse_nonces: DiscourseNoncesTable;
   jobs: JobsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
+  remembered_browsers: RememberedBrowsersTable;
 }
 export type JobRow = Selectable<JobsTable>;
 
@@ -296,4 +352,8 @@ export type SignInAttemptRow = Selectable<SignInAttemptsTable>;
 export type SessionLinkRow = Selectable<SessionLinksTable>;
 export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
 export type TrialRow = Selectable<TrialsTable>;
+export type TotpFactorRow = Selectable<TotpFactorsTable>;
+export type RecoveryCodeRow = Selectable<RecoveryCodesTable>;
+export type PasskeyRow = Selectable<PasskeysTable>;
+export type WebauthnChallengeRow = Selectable<WebauthnChallengesTable>;
 export type ThrottleRow = Selectable<LoginThrottleTable>;

@@ -31,6 +31,7 @@ function findWithUserQuery(db: Db, id: string) {
       "sessions.auth_method",
       "sessions.idp",
       "sessions.amr",
+      "sessions.fresh_at",
       "sessions.sign_in_id",
       "sessions.linked",
       "users.email",

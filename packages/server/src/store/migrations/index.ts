@@ -13,6 +13,7 @@ import * as federation from "./011-federation.ts";
 import * as trials from "./012-trials.ts";
 import * as forum from "./013-forum.ts";
 import * as signInAttempts from "./014-sign-in-attempts.ts";
+import * as secondFactors from "./015-second-factors.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "012-trials": trials,
   "013-forum": forum,
   "014-sign-in-attempts": signInAttempts,
+  "015-second-factors": secondFactors,
 };
 
 export const migrationProvider: MigrationProvider = {
