@@ -38,7 +38,12 @@ export const SessionAnswer = z.object({
 export const Next = z.object({ kind: z.enum(NEXT_KINDS), url: z.string() });
 
 /** Our addition (issue #24): the browser's unfinished sign-in, and the step it owes. */
-export const SignInAttemptAnswer = z.object({ owes: z.enum(OWED_STEPS), next: Next });
+export const SignInAttemptAnswer = z.object({
+  owes: z.enum(OWED_STEPS),
+  next: Next,
+  /** Issue #26: while it owes the second factor, the kinds of factor the account has (the screen offers those). */
+  factors: z.optional(z.object({ totp: z.boolean(), passkeys: z.boolean(), recoveryCodes: z.boolean() })),
+});
 
 /** Our addition (issue #24): the answer of an owed step's call; `next` when it moved a sign-in attempt on. */
 export const StepAnswer = z.object({ next: z.optional(Next) });
@@ -322,3 +327,56 @@ export const DiscourseQuery = z.object({
 
 /** Issue #13: whose licence the completion page activates. */
 export const StudioAccountAnswer = z.object({ name: z.string(), email: z.string() });
+
+/**
+ * Issue #26: a second factor's code as typed: an authenticator app's six digits or a recovery code (spaces and
+ * hyphens are the person's; the server drops them before it compares).
+ */
+const factorCode = z.string().check(z.minLength(1, { error: "validation.code.required" }), z.maxLength(64));
+export const SECOND_FACTOR_METHODS = ["totp", "recovery_code"] as const;
+
+/** Issue #26: one passkey of the account, as the security section lists it. */
+export const PasskeySummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.number(),
+  lastUsedAt: z.nullable(z.number()),
+  /** Synced to the person's other devices by their password manager (WebAuthn's backup state). */
+  backedUp: z.boolean(),
+});
+
+/** Issue #26: the account's "Sign-in and security" section. */
+export const SecurityAnswer = z.object({
+  hasPassword: z.boolean(),
+  totp: z.boolean(),
+  recoveryCodesLeft: z.number(),
+  passkeys: z.array(PasskeySummary),
+  /** Until when the session's last proof counts for sensitive changes (STEP_UP_MS after it); null: it does not. */
+  freshUntil: z.nullable(z.number()),
+});
+
+/** Issue #26: a new authenticator app's secret, shown once as a QR code of `uri` and as text. */
+export const TotpStartAnswer = z.object({ secret: z.string(), uri: z.string() });
+export const TotpConfirmBody = z.object({ code: factorCode });
+/** The recovery codes, shown once: made when the first second factor is turned on, or made anew. */
+export const RecoveryCodesAnswer = z.object({ recoveryCodes: z.array(z.string()) });
+export const TotpConfirmAnswer = z.object({ recoveryCodes: z.optional(z.array(z.string())) });
+
+/** Issue #26: the second factor a sign-in attempt owes, by code; `remember` skips it on this browser for 30 days. */
+export const SecondFactorBody = z.object({
+  method: z.enum(SECOND_FACTOR_METHODS),
+  code: factorCode,
+  remember: z.optional(z.boolean()),
+});
+export const SecondFactorAnswer = z.object({ next: Next, recoveryCodesLeft: z.optional(z.number()) });
+
+/**
+ * Issue #26, step-up: a fresh proof in a signed-in session: the password (when the account has one) and, where the
+ * account has a second factor, its code. A passkey's step-up goes through the passkey endpoints.
+ */
+export const ReauthenticateBody = z.object({
+  password: z.optional(loginPasswordRule),
+  method: z.optional(z.enum(SECOND_FACTOR_METHODS)),
+  code: z.optional(factorCode),
+});
+export const ReauthenticateAnswer = z.object({ freshUntil: z.number() });

@@ -66,10 +66,15 @@ export function mount<E extends Endpoint>(
  * An account call needs a signed-in session (401 otherwise, spec §6): ASVS 8.2.1, access is decided on the server
  * for every call, whatever a client skips. The call of an owed step (the password change, the profile) is open too
  * to the browser's sign-in attempt that owes that very step (issue #24), and to no other: an attempt is not a session.
+ * A sensitive call (`fresh`) of a session needs a recent proof (issue #26 step-up, factors/step-up.ts); an attempt's
+ * proof was just given, so an owed step needs none.
  */
 function sessionRule(endpoint: Endpoint): preValidationAsyncHookHandler {
   return async function checkSession(this: FastifyInstance, request, reply) {
-    if (request.session.user) return;
+    if (request.session.user) {
+      if (endpoint.fresh && !(await this.hasFreshProof(request))) return sendError(reply, "reauthentication_required");
+      return;
+    }
     if (endpoint.step) {
       const attempt = await this.attemptOf(request);
       if (attempt?.owes === endpoint.step) {

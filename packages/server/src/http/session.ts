@@ -12,6 +12,7 @@ import { issueDeviceCookie } from "../accounts/device-cookies.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../events/sessions-ended.ts";
+import { isFresh } from "../factors/step-up.ts";
 import {
   closeSession,
   csrfMatches,
@@ -216,6 +217,10 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
 
   /** The browser's unfinished sign-in (issue #24), bound to its cookie's token. */
   app.decorate("attemptOf", (request: FastifyRequest) => findAttempt(db, request.session.token));
+  app.decorate("hasFreshProof", async (request: FastifyRequest) => {
+    const { user } = request.session;
+    return user !== undefined && (await isFresh(db, user));
+  });
 
   /** Hears every end of a gateway session (the provider's back-channel logout hooks in here); failures are logged. */
   app.decorate("onSessionsEnded", (listener: SessionsEndedListener) =>
@@ -260,6 +265,8 @@ declare module "fastify" {
   interface FastifyInstance {
     browserOf(request: FastifyRequest): Promise<Browser>;
     attemptOf(request: FastifyRequest): Promise<SignInAttemptRow | undefined>;
+    /** Whether the request's session has a proof recent enough for a sensitive call (issue #26 step-up). */
+    hasFreshProof(request: FastifyRequest): Promise<boolean>;
     readSession(request: FastifyRequest): Promise<SessionWithUser | undefined>;
     onSessionsEnded(listener: SessionsEndedListener): () => void;
     attemptSource(request: FastifyRequest): AttemptSource;

@@ -87,6 +87,11 @@ export const sessionsStore = {
   },
 
   /** The sign-in has reached the central host: the session says Linked from now on. */
+  /** A fresh proof in the session (issue #26 step-up): when, and the session's RFC 8176 values with the proof's. */
+  refresh: async (db: Db, id: string, amr: string, at: number): Promise<void> => {
+    await db.updateTable("sessions").set({ fresh_at: at, amr }).where("id", "=", id).execute();
+  },
+
   markLinked: async (db: Db, id: string): Promise<void> => {
     await db.updateTable("sessions").set({ linked: 1 }).where("id", "=", id).execute();
   },
