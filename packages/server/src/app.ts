@@ -10,6 +10,7 @@ import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { sweepRememberedBrowsers } from "./factors/remembered-browsers.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
@@ -210,6 +211,7 @@ export async function buildApp(
       federationStore.deleteExpired(db, now),
       signInAttemptsStore.deleteExpired(db, now),
       discourseNoncesStore.deleteExpired(db, now),
+      sweepRememberedBrowsers(db, now),
       jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
     ]).catch((err) => logFailure(app.log, err, "sweep failed"));
   }, SWEEP_EVERY_MS);
