@@ -1,0 +1,184 @@
+import * as oidc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionCookieName } from "../src/http/session.ts";
+import { newSessionToken } from "../src/sessions/sessions.ts";
+import { signIn } from "../src/signin/attempt.ts";
+import { reportsMfa } from "../src/signin/federated.ts";
+import type { Amr } from "../src/signin/proofs.ts";
+import { usersStore } from "../src/store/users.ts";
+import { freshPostgres } from "./harness.ts";
+import {
+  Browser,
+  codeRequest,
+  createPerson,
+  discover,
+  FinishError,
+  type OidcServer,
+  readJson,
+  SITE_SECRET,
+  startOidcServer,
+} from "./oidc-harness.ts";
+
+/**
+ * Issue #26 for sites and apps: ID tokens say `amr` and `acr` (aal1, aal2); a client may demand a second factor with
+ * `acr_values=aal2` or `require_mfa` in the clients file, and is never answered a code for a sign-in without one.
+ */
+const SITE_CALLBACK = "https://site.example/cb";
+const STRICT_CALLBACK = "https://strict.example/cb";
+
+describe.each([
+  ["SQLite", async () => undefined],
+  ["PostgreSQL", freshPostgres],
+])("second factors in OpenID Connect (%s)", (_name, database) => {
+  let server: OidcServer;
+  let site: oidc.Configuration;
+  let strict: oidc.Configuration;
+
+  beforeAll(async () => {
+    const databaseUrl = await database();
+    server = await startOidcServer(
+      [
+        { client_id: "site", client_secret: SITE_SECRET, redirect_uris: [SITE_CALLBACK], first_party: true },
+        {
+          client_id: "strict",
+          client_secret: SITE_SECRET,
+          redirect_uris: [STRICT_CALLBACK],
+          first_party: true,
+          require_mfa: true,
+        },
+      ],
+      databaseUrl ? { databaseUrl } : {},
+    );
+    site = await discover(server, "site", SITE_SECRET);
+    strict = await discover(server, "strict", SITE_SECRET);
+  });
+  afterAll(() => server.close());
+
+  /** A browser with a gateway session opened by the sign-in core for a proof with these RFC 8176 values. */
+  async function sessionWith(amr: Amr[]) {
+    const person = await createPerson(server.app);
+    const user = await usersStore.findById(server.app.db, person.id);
+    if (!user) throw new Error("no user row");
+    const opened = await signIn(
+      server.app.db,
+      { user, method: "password", amr },
+      { token: newSessionToken(), client: { ip: "127.0.0.1", userAgent: "test" } },
+      { landing: "/profile/edit" },
+      { selfOrigin: server.url, legacyOrigins: [] },
+    );
+    if (!opened.ok || !opened.session) throw new Error("sign-in refused");
+    const browser = new Browser(server);
+    browser.cookies.set(sessionCookieName(new URL(server.url)), opened.session);
+    await browser.start();
+    return { person, browser };
+  }
+
+  /** A confirmed authenticator app, as migration 015 stores it. */
+  const confirmTotp = (userId: string) =>
+    server.app.db
+      .insertInto("totp_factors")
+      .values({ user_id: userId, secret_sealed: "sealed", confirmed_at: Date.now(), created_at: Date.now() })
+      .execute();
+
+  async function idToken(config: oidc.Configuration, callback: string, browser: Browser, parameters = {}) {
+    const request = await codeRequest(config, callback, parameters);
+    const answer = await browser.authorize(request.url);
+    return (await oidc.authorizationCodeGrant(config, answer, request.checks)).claims();
+  }
+
+  it("advertises aal1 and aal2 as acr_values_supported", async () => {
+    const discovery = await readJson(await fetch(`${server.issuer}/.well-known/openid-configuration`));
+    expect(discovery.acr_values_supported).toEqual(["aal1", "aal2"]);
+  });
+
+  it("says aal1 for a password sign-in and aal2 with its amr for one with a second factor", async () => {
+    const password = await sessionWith(["pwd"]);
+    expect(await idToken(site, SITE_CALLBACK, password.browser)).toMatchObject({
+      sub: password.person.id,
+      amr: ["pwd"],
+      acr: "aal1",
+    });
+    const twoFactors = await sessionWith(["pwd", "otp", "mfa"]);
+    expect(await idToken(site, SITE_CALLBACK, twoFactors.browser)).toMatchObject({
+      sub: twoFactors.person.id,
+      amr: ["pwd", "otp", "mfa"],
+      acr: "aal2",
+    });
+  });
+
+  it("a require_mfa client: a session with mfa gets its code and aal2", async () => {
+    const { browser } = await sessionWith(["pwd", "otp", "mfa"]);
+    expect(await idToken(strict, STRICT_CALLBACK, browser)).toMatchObject({ acr: "aal2" });
+  });
+
+  it("a require_mfa client is not answered a code for a password session, even a remembered provider session", async () => {
+    const { browser } = await sessionWith(["pwd"]);
+    // The provider now remembers a sign-in without a second factor.
+    expect(await idToken(site, SITE_CALLBACK, browser)).toMatchObject({ acr: "aal1" });
+    const request = await codeRequest(strict, STRICT_CALLBACK);
+    const landed = await browser.authorize(request.url);
+    // No factor yet: the person is led to set one up, then back to the sign-in for the site.
+    expect(landed.origin).toBe(server.url);
+    expect(landed.pathname).toBe("/profile/edit");
+    expect(landed.searchParams.get("setup_second_factor")).toBe("true");
+    expect(landed.searchParams.get("return_to")).toBe("/service_login");
+    expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: false });
+  });
+
+  it("a person with a second factor and a password session must sign in again with it", async () => {
+    const { person, browser } = await sessionWith(["pwd"]);
+    await confirmTotp(person.id);
+    const request = await codeRequest(strict, STRICT_CALLBACK);
+    await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 401, code: "not_authenticated" });
+    expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: true });
+    // A site that does not demand it still signs them in.
+    expect(await idToken(site, SITE_CALLBACK, browser)).toMatchObject({ acr: "aal1" });
+  });
+
+  it("acr_values=aal2 is honoured; cancelled, the site hears insufficient_user_authentication", async () => {
+    const { browser } = await sessionWith(["pwd"]);
+    // The site already holds a grant and the provider a session without a second factor: neither skips it.
+    expect(await idToken(site, SITE_CALLBACK, browser)).toMatchObject({ acr: "aal1" });
+    const request = await codeRequest(site, SITE_CALLBACK, { acr_values: "aal2" });
+    const landed = await browser.authorize(request.url);
+    expect(landed.pathname).toBe("/profile/edit");
+    const aborted = await browser.post("/api/service_login/abort");
+    const redirect = new URL(aborted.json.redirect_to, server.url);
+    const back = await browser.authorize(redirect);
+    expect(back.origin + back.pathname).toBe(SITE_CALLBACK);
+    expect(back.searchParams.get("error")).toBe("insufficient_user_authentication");
+    expect(back.searchParams.get("code")).toBeNull();
+    // A list that still accepts aal1 is met by a password sign-in.
+    expect(await idToken(site, SITE_CALLBACK, browser, { acr_values: "aal2 aal1" })).toMatchObject({ acr: "aal1" });
+  });
+
+  it("prompt=none for a require_mfa client without a second factor: insufficient_user_authentication", async () => {
+    const { browser } = await sessionWith(["pwd"]);
+    await idToken(site, SITE_CALLBACK, browser);
+    const request = await codeRequest(strict, STRICT_CALLBACK, { prompt: "none" });
+    const back = await browser.authorize(request.url);
+    expect(back.origin + back.pathname).toBe(STRICT_CALLBACK);
+    expect(back.searchParams.get("error")).toBe("insufficient_user_authentication");
+  });
+
+  it("a declined sign-in without acr_values is still access_denied", async () => {
+    const { browser } = await sessionWith(["pwd"]);
+    const request = await codeRequest(site, SITE_CALLBACK, { prompt: "login" });
+    await expect(browser.authorize(request.url)).rejects.toBeInstanceOf(FinishError);
+    const aborted = await browser.post("/api/service_login/abort");
+    const back = await browser.authorize(new URL(aborted.json.redirect_to, server.url));
+    expect(back.searchParams.get("error")).toBe("access_denied");
+  });
+});
+
+describe("a company's identity provider reporting its own MFA (signin/federated.ts)", () => {
+  it("trusts mfa, or a password with a one-time code or key; not a password or a code alone", () => {
+    expect(reportsMfa(["mfa"])).toBe(true);
+    expect(reportsMfa(["pwd", "otp"])).toBe(true);
+    expect(reportsMfa(["pwd", "hwk"])).toBe(true);
+    expect(reportsMfa(["swk", "pwd"])).toBe(true);
+    expect(reportsMfa(["pwd"])).toBe(false);
+    expect(reportsMfa(["otp"])).toBe(false);
+    expect(reportsMfa([])).toBe(false);
+  });
+});
