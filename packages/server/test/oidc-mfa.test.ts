@@ -1,12 +1,16 @@
+import { randomUUID } from "node:crypto";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signInAtStandIn } from "../../../scripts/idp/sign-in.ts";
+import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.ts";
 import { sessionCookieName } from "../src/http/session.ts";
 import { newSessionToken } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/signin/attempt.ts";
 import { reportsMfa } from "../src/signin/federated.ts";
 import type { Amr } from "../src/signin/proofs.ts";
 import { usersStore } from "../src/store/users.ts";
-import { freshPostgres } from "./harness.ts";
+import { Client, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { standInProvidersFile } from "./idps.ts";
 import {
   Browser,
   codeRequest,
@@ -18,6 +22,7 @@ import {
   SITE_SECRET,
   startOidcServer,
 } from "./oidc-harness.ts";
+import { freePort } from "./ports.ts";
 
 /**
  * Issue #26 for sites and apps: ID tokens say `amr` and `acr` (aal1, aal2); a client may demand a second factor with
@@ -180,5 +185,61 @@ describe("a company's identity provider reporting its own MFA (signin/federated.
     expect(reportsMfa(["pwd"])).toBe(false);
     expect(reportsMfa(["otp"])).toBe(false);
     expect(reportsMfa([])).toBe(false);
+  });
+});
+
+describe("corporate sign-in through a company provider that reports amr (end to end)", () => {
+  let idp: StandInIdp;
+  let server: TestServer;
+  let origin: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    idp = await startStandInIdp({ origins: [origin] });
+    server = await startServer({ port, env: { PUBLIC_URL: origin, IDPS_FILE: standInProvidersFile(idp) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await idp?.close();
+  });
+
+  /** A just-in-time corporate account signed in with the company reporting `amr`; answers its session's amr. */
+  async function sessionAmrAfter(amr: string[]): Promise<string[]> {
+    const client = await new Client(server.url).start();
+    const email = `${randomUUID()}@acme.example`;
+    const start = await client.post("/api/account/federated/login", { email });
+    const callback = await signInAtStandIn(start.json.redirect_to, {
+      email,
+      firstName: "Joan",
+      lastName: "Clarke",
+      amr,
+    });
+    const answer = await client.get(callback.pathname + callback.search);
+    expect(answer.status).toBe(302);
+    // The company gives no country: the profile step finishes the attempt, whose proofs the session keeps.
+    const saved = await client.request("PUT", "/api/account/profile", {
+      firstName: "Joan",
+      lastName: "Clarke",
+      countryCode: "GB",
+    });
+    expect(saved.status).toBe(200);
+    const user = await server.app.db
+      .selectFrom("users")
+      .select("id")
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
+    const session = await server.app.db
+      .selectFrom("sessions")
+      .select("amr")
+      .where("user_id", "=", user.id)
+      .executeTakeFirstOrThrow();
+    return (session.amr ?? "").split(" ");
+  }
+
+  it("a company sign-in with its own second factor counts as mfa; with a password alone it does not", async () => {
+    expect(await sessionAmrAfter(["pwd", "otp", "mfa"])).toEqual(["fed", "mfa"]);
+    expect(await sessionAmrAfter(["pwd", "hwk"])).toEqual(["fed", "mfa"]);
+    expect(await sessionAmrAfter(["pwd"])).toEqual(["fed"]);
   });
 });
