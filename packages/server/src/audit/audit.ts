@@ -22,6 +22,8 @@ export type AuditEvent =
   | "profile_updated"
   | "deletion_requested"
   | "account_deleted"
+  /** Issue #26: an administrator removed every second factor of the account (admin CLI `factors:reset`). */
+  | "second_factors_reset"
   | "admin";
 
 export interface AuditContext {
