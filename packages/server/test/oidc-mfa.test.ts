@@ -18,6 +18,7 @@ import {
   discover,
   FinishError,
   type OidcServer,
+  PASSWORD,
   readJson,
   SITE_SECRET,
   startOidcServer,
@@ -164,6 +165,46 @@ describe.each([
     const back = await browser.authorize(request.url);
     expect(back.origin + back.pathname).toBe(STRICT_CALLBACK);
     expect(back.searchParams.get("error")).toBe("insufficient_user_authentication");
+  });
+
+  /** A browser without a session that follows an authorization request to SERVICE_LOGIN, as the screen opens. */
+  async function atServiceLogin(url: URL) {
+    const browser = new Browser(server);
+    await browser.start();
+    let next = url.href;
+    for (let hops = 0; hops < 5; hops++) {
+      const { location } = await browser.visit(next);
+      if (!location) throw new Error(`no redirect from ${next}`);
+      if (new URL(location).pathname === "/service_login") return browser;
+      next = location;
+    }
+    throw new Error("never reached /service_login");
+  }
+
+  it("marks the sign-in made for a demanding client so a remembered browser cannot skip the second factor", async () => {
+    const destinations = [];
+    for (const [config, callback] of [
+      [strict, STRICT_CALLBACK],
+      [site, SITE_CALLBACK],
+    ] as const) {
+      // An account owing a password change: its attempt, and the destination it keeps, stay to be read.
+      const person = await createPerson(server.app, { requirePasswordUpdate: true });
+      const browser = await atServiceLogin((await codeRequest(config, callback)).url);
+      const login = await browser.post("/api/account/login", {
+        email: person.email,
+        password: PASSWORD,
+        returnTo: "/service_login",
+      });
+      expect(login.status).toBe(200);
+      const attempt = await server.app.db
+        .selectFrom("sign_in_attempts")
+        .select("destination")
+        .where("user_id", "=", person.id)
+        .executeTakeFirstOrThrow();
+      destinations.push(JSON.parse(attempt.destination));
+    }
+    expect(destinations[0]).toMatchObject({ returnTo: "/service_login", mfa: true });
+    expect(destinations[1]).not.toHaveProperty("mfa");
   });
 
   it("a declined sign-in without acr_values is still access_denied", async () => {

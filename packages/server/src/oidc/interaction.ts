@@ -7,10 +7,12 @@ import {
   isBrandId,
   OIDC_API_RESOURCE,
   OIDC_API_SCOPE,
+  ROUTES,
   WEB_CLIENT_ID,
 } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
 import { factorsOf, hasSecondFactor } from "../factors/factors.ts";
+import type { Destination } from "../signin/next.ts";
 import type { Db } from "../store/db.ts";
 import { usersStore } from "../store/users.ts";
 import { acrAsked, acrOf, mfaDemanded, secondFactorSetupUrl } from "./assurance.ts";
@@ -250,4 +252,18 @@ export async function interactionDemandsMfa(provider: Provider, exchange: Pick<R
   } catch {
     return false;
   }
+}
+
+/**
+ * A sign-in's destination, marked `mfa` when it goes back to SERVICE_LOGIN for an authorization that demands a second
+ * factor (issue #26): the sign-in core then asks for the factor even in a remembered browser.
+ */
+export async function withMfaDemand(
+  provider: Provider,
+  exchange: Pick<RawExchange, "req" | "res">,
+  destination: Destination,
+): Promise<Destination> {
+  const returnTo = destination.returnTo ? URL.parse(destination.returnTo, "http://self.invalid") : null;
+  if (returnTo?.pathname !== ROUTES.SERVICE_LOGIN.path) return destination;
+  return (await interactionDemandsMfa(provider, exchange)) ? { ...destination, mfa: true } : destination;
 }
