@@ -29,6 +29,7 @@ import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { discourseRoutes } from "./routes/discourse.ts";
+import { factorRoutes } from "./routes/factors.ts";
 import { federationRoutes } from "./routes/federation.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
@@ -156,7 +157,7 @@ export async function buildApp(
 
   await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { ready: () => ping(db) });
-  await app.register(sessionRoutes, { config });
+  await app.register(sessionRoutes, { config, db });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });
   // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
@@ -174,6 +175,7 @@ export async function buildApp(
   await app.register(trialRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
+  await app.register(factorRoutes, { services });
   await app.register(serviceLoginRoutes, { services });
   await app.register(legacyRoutes, { services });
   await app.register(sessionLinkRoutes, { services });
