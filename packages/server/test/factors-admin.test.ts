@@ -6,7 +6,7 @@ import { freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #26, the admin command line: `factors:list` shows a person's second factors, `factors:reset` removes them
- * all with the remembered browsers (audited), keeping the account and its sessions.
+ * all with the remembered browsers (audited and mailed to the person), keeping the account and its sessions.
  */
 describe.each([
   ["SQLite", async () => `sqlite:${tempDir()}/factors.db`],
@@ -120,6 +120,10 @@ describe.each([
       expect(await db.selectFrom(table).select("user_id").where("user_id", "=", id).execute(), table).toEqual([]);
     }
     expect(await db.selectFrom("sessions").select("id").where("user_id", "=", id).execute()).toHaveLength(1);
+    // The person is told (a1's mail kind), with a link to Edit account.
+    const mails = await db.selectFrom("outbox").select(["kind", "text_body"]).where("recipient", "=", email).execute();
+    expect(mails.map((m) => m.kind)).toEqual(["second_factors_reset"]);
+    expect(mails[0]?.text_body).toContain("/profile/edit");
     const events = await db.selectFrom("audit").select(["event", "detail"]).where("user_id", "=", id).execute();
     expect(events).toEqual(
       expect.arrayContaining([

@@ -3,7 +3,9 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAtStandIn } from "../../../scripts/idp/sign-in.ts";
 import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.ts";
-import { sessionCookieName } from "../src/http/session.ts";
+import { trustedDevice } from "../src/accounts/device-cookies.ts";
+import { rememberBrowser } from "../src/factors/remembered-browsers.ts";
+import { deviceCookieName, sessionCookieName } from "../src/http/session.ts";
 import { newSessionToken } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/signin/attempt.ts";
 import { reportsMfa } from "../src/signin/federated.ts";
@@ -31,6 +33,8 @@ import { freePort } from "./ports.ts";
  */
 const SITE_CALLBACK = "https://site.example/cb";
 const STRICT_CALLBACK = "https://strict.example/cb";
+/** oidc-harness.ts's SESSION_SECRET, which keys the device cookies. */
+const SECRET = "test-secret-that-is-long-enough-123456";
 
 describe.each([
   ["SQLite", async () => undefined],
@@ -206,6 +210,45 @@ describe.each([
     expect(destinations[0]).toMatchObject({ returnTo: "/service_login", mfa: true });
     expect(destinations[1]).not.toHaveProperty("mfa");
   });
+
+  it("a remembered browser skips the second factor for a site, never for a client that demands it", async () => {
+    const person = await createPerson(server.app);
+    await confirmTotp(person.id);
+    const nexts = [];
+    for (const [config, callback] of [
+      [site, SITE_CALLBACK],
+      [strict, STRICT_CALLBACK],
+    ] as const) {
+      const browser = await atServiceLogin((await codeRequest(config, callback, { prompt: "login" })).url);
+      if (config === site) {
+        // This browser is remembered for the account: its device cookie, from a first password sign-in.
+        await browser.login(person.email, PASSWORD);
+        await rememberThisBrowser(browser, person);
+      } else {
+        browser.cookies.set(deviceCookieName(new URL(server.url)), rememberedDevice);
+      }
+      const login = await browser.post("/api/account/login", {
+        email: person.email,
+        password: PASSWORD,
+        returnTo: "/service_login",
+      });
+      expect(login.status).toBe(200);
+      nexts.push(login.json.next);
+    }
+    expect(nexts[0]).toEqual({ kind: "provider", url: "/service_login" });
+    expect(nexts[1]).toMatchObject({ kind: "step", url: expect.stringMatching(/^\/login\/second-factor/u) });
+  });
+
+  let rememberedDevice = "";
+  /** Remembers the browser's device cookie for the account, as "Remember this browser" does. */
+  async function rememberThisBrowser(browser: Browser, person: { id: string; email: string }) {
+    const cookie = browser.cookies.get(deviceCookieName(new URL(server.url)));
+    const user = await usersStore.findById(server.app.db, person.id);
+    const deviceId = user && trustedDevice(SECRET, cookie, user.email_normalized);
+    if (!cookie || !deviceId) throw new Error("no device cookie");
+    rememberedDevice = cookie;
+    await rememberBrowser(server.app.db, person.id, deviceId);
+  }
 
   it("a declined sign-in without acr_values is still access_denied", async () => {
     const { browser } = await sessionWith(["pwd"]);

@@ -52,7 +52,8 @@ Commands:
                the trials started, newest first: when, product code, brand, account
   factors:list  --email E    the account's second factors: authenticator app, passkeys (name, last use),
                              recovery codes left, remembered browsers
-  factors:reset --email E    remove every second factor and remembered browser (the person lost them); audited
+  factors:reset --email E    remove every second factor and remembered browser (the person lost them);
+                             audited and mailed to the person
   keys:rotate                rotate the OpenID Connect signing keys: the waiting key starts signing, the
                              signing one is kept to verify what it signed, a new key waits; restart every node
 
@@ -209,12 +210,15 @@ const COMMANDS: Record<string, Command> = {
       `remembered browsers: ${factors.rememberedBrowsers}`,
     ].join("\n");
   },
-  "factors:reset": async (db, flags) => {
+  "factors:reset": async (db, flags, config) => {
     const user = await existing(db, flags);
-    const removed = await resetFactors(db, user.id);
+    // The mail's links are on the account's brand site (the brand it registered on).
+    const brand = isBrandId(user.brand) ? user.brand : config.brands.defaultBrand;
+    const removed = await resetFactors(db, user, mailSite(config, brand));
     return [
       `reset the second factors of ${user.email}: authenticator app ${removed.totp}, passkeys ${removed.passkeys},`,
-      `recovery codes ${removed.recoveryCodes}, remembered browsers ${removed.rememberedBrowsers}; sessions kept`,
+      `recovery codes ${removed.recoveryCodes}, remembered browsers ${removed.rememberedBrowsers}; sessions kept;`,
+      "the person is told by mail",
     ].join(" ");
   },
   // Signing keys (docs/decisions.md "Signing keys"): run it with the service's DATABASE_URL and SESSION_SECRET.

@@ -1,5 +1,8 @@
 import { audit } from "../audit/audit.ts";
+import type { MailSite } from "../mail/links.ts";
 import type { Db } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+import { notifyFactorChange } from "./notify.ts";
 
 /** An account's second factors in detail, for the admin command line (issue #26: `factors:list`). */
 export interface FactorDetails {
@@ -60,11 +63,13 @@ export interface FactorsReset {
 
 /**
  * Issue #26, the admin's reset for a person who lost every factor: the authenticator app, passkeys, recovery codes,
- * pending WebAuthn ceremonies and remembered browsers go in one transaction with the audit event, so the next
- * sign-in asks only for the password (or provider). Sessions stay: the person proved who they were to open them,
- * and a support desk resets factors for someone locked out, who has none open (docs/decisions.md).
+ * pending WebAuthn ceremonies and remembered browsers go in one transaction with the audit event and the mail that
+ * tells the person (ASVS 6.3.7: a change of authentication factors is notified), so the next sign-in asks only for
+ * the password (or provider). Sessions stay: the person proved who they were to open them, and a support desk
+ * resets factors for someone locked out, who has none open (docs/decisions.md).
  */
-export async function resetFactors(db: Db, userId: string, now = Date.now()): Promise<FactorsReset> {
+export async function resetFactors(db: Db, user: UserRow, site: MailSite, now = Date.now()): Promise<FactorsReset> {
+  const userId = user.id;
   return db.transaction().execute(async (trx) => {
     const count = (result: { numDeletedRows: bigint }[]) => Number(result[0]?.numDeletedRows ?? 0n);
     const totp = count(await trx.deleteFrom("totp_factors").where("user_id", "=", userId).execute());
@@ -77,6 +82,7 @@ export async function resetFactors(db: Db, userId: string, now = Date.now()): Pr
     const detail = `totp ${totp}, passkeys ${passkeys}, recovery codes ${recoveryCodes}, browsers ${rememberedBrowsers}`;
     // ASVS 16.3.x: a change of authentication factors is a security event, recorded with what it removed.
     await audit(trx, "second_factors_reset", { userId, detail, userAgent: "admin-cli" }, now);
+    await notifyFactorChange(trx, user, { kind: "reset" }, site, now);
     return { totp, passkeys, recoveryCodes, rememberedBrowsers };
   });
 }
