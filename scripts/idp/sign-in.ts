@@ -12,6 +12,8 @@ export interface StandInPerson {
   emailVerified?: boolean;
   /** The provider's subject; by default the one the address always gets at that tenant. */
   subject?: string;
+  /** The ID token's `amr` (RFC 8176), e.g. ["pwd", "otp", "mfa"]; by default ["pwd"]. */
+  amr?: readonly string[];
   /** Sign in (default), refuse (`access_denied`) or fail (`server_error`). */
   action?: "sign-in" | "cancel" | "fail";
 }
@@ -51,6 +53,7 @@ export async function signInAtStandIn(authorizationUrl: string, person: StandInP
       given_name: person.firstName ?? "",
       family_name: person.lastName ?? "",
       sub: person.subject ?? "",
+      amr: (person.amr ?? ["pwd"]).join(" "),
     });
     if (person.emailVerified ?? true) form.set("email_verified", "true");
     const posted = await request(new URL(action.replaceAll("&amp;", "&"), url), {

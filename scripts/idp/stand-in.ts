@@ -167,7 +167,8 @@ function tenantProvider(
       },
     },
     claims: {
-      openid: ["sub"],
+      // `amr` (RFC 8176): how the person signed in here, as a company's provider reports its own MFA (issue #26).
+      openid: ["sub", "amr"],
       email: ["email", "email_verified"],
       profile: ["name", "given_name", "family_name"],
     },
@@ -231,6 +232,8 @@ p { color: #444; }
 <label class="check"><input type="checkbox" name="email_verified" value="true" checked> Email verified</label>
 <label>Subject <input type="text" name="sub" aria-describedby="sub-help"></label>
 <p id="sub-help">Leave it empty for the subject this address always gets here.</p>
+<label>Authentication methods <input type="text" name="amr" value="pwd" aria-describedby="amr-help"></label>
+<p id="amr-help">The ID token's amr (RFC 8176), space-separated: "pwd otp mfa" for a sign-in with a second factor.</p>
 <div class="buttons">
 <button type="submit" name="action" value="sign-in">Sign in</button>
 <button type="submit" name="action" value="cancel" formnovalidate>Cancel</button>
@@ -277,10 +280,11 @@ async function finishSignIn(
     family_name: family,
     name: `${given} ${family}`.trim(),
   });
+  const amr = (form.get("amr") ?? "").split(" ").filter(Boolean);
   return provider.interactionFinished(
     req,
     res,
-    { select_account: {}, login: { accountId: sub } },
+    { select_account: {}, login: { accountId: sub, ...(amr.length > 0 ? { amr } : {}) } },
     { mergeWithLastSubmission: false },
   );
 }

@@ -133,6 +133,8 @@ export class Browser extends Client {
       const finished = await this.post("/api/service_login/finish", { consent: options.agree ?? false });
       if (finished.status !== 200) throw new FinishError(finished.status, finished.json?.error_code);
       next = finished.json.redirect_to;
+      // Not back to the provider (issue #26: a second factor to set up first): the browser stops there.
+      if (!new URL(next, this.server.url).pathname.startsWith("/oidc/")) return new URL(next, this.server.url);
     }
     throw new Error("too many redirects");
   }

@@ -234,6 +234,8 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 401, 404, 409],
     session: "required",
+    // Issue #26 step-up: removing a way to sign in is a sensitive change (ASVS 6.4.x).
+    fresh: true,
   }),
   /**
    * Our addition (issue #25): an account without a password (made through a provider or a company) asks for a
@@ -305,6 +307,8 @@ export const api = {
     statuses: [200, 400, 401, 403, 429],
     session: "required",
     step: "password_change",
+    // Issue #26 step-up, for a session's change only: an attempt owing the change has just given its proof.
+    fresh: true,
     rateLimit: "setPassword",
   }),
   activate: defineEndpoint({
@@ -331,6 +335,8 @@ export const api = {
     answer: s.Empty,
     statuses: [200, 400, 401, 429],
     session: "required",
+    // Issue #26 step-up: the account's deletion (ASVS 6.4.x).
+    fresh: true,
     rateLimit: "deletion",
   }),
   deleteAccount: defineEndpoint({

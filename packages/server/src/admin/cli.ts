@@ -24,6 +24,7 @@ import {
 } from "../accounts/users.ts";
 import { audit } from "../audit/audit.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { factorDetails, resetFactors } from "../factors/reset.ts";
 import { sendSignOutsToForum } from "../forum/sign-out.ts";
 import { mailSite } from "../mail/links.ts";
 import { KeyDecryptionError, rotateSigningKeys } from "../oidc/keys.ts";
@@ -49,6 +50,10 @@ Commands:
   audit        [--email E]   the security events, newest first
   trial:list   [--email E --product P]
                the trials started, newest first: when, product code, brand, account
+  factors:list  --email E    the account's second factors: authenticator app, passkeys (name, last use),
+                             recovery codes left, remembered browsers
+  factors:reset --email E    remove every second factor and remembered browser (the person lost them);
+                             audited and mailed to the person
   keys:rotate                rotate the OpenID Connect signing keys: the waiting key starts signing, the
                              signing one is kept to verify what it signed, a new key waits; restart every node
 
@@ -191,6 +196,31 @@ const COMMANDS: Record<string, Command> = {
     await deleteUser(db, user);
     return `deleted ${user.email}`;
   },
+  "factors:list": async (db, flags) => {
+    const user = await existing(db, flags);
+    const factors = await factorDetails(db, user.id);
+    const when = (at: number | null) => (at === null ? "never" : new Date(at).toISOString());
+    return [
+      `authenticator app: ${factors.totpSince === null ? "off" : `on since ${when(factors.totpSince)}`}`,
+      `passkeys: ${factors.passkeys.length}`,
+      ...factors.passkeys.map(
+        (p) => `  ${JSON.stringify(p.name)}  added ${when(p.createdAt)}  last used ${when(p.lastUsedAt)}`,
+      ),
+      `recovery codes left: ${factors.recoveryCodesLeft}`,
+      `remembered browsers: ${factors.rememberedBrowsers}`,
+    ].join("\n");
+  },
+  "factors:reset": async (db, flags, config) => {
+    const user = await existing(db, flags);
+    // The mail's links are on the account's brand site (the brand it registered on).
+    const brand = isBrandId(user.brand) ? user.brand : config.brands.defaultBrand;
+    const removed = await resetFactors(db, user, mailSite(config, brand));
+    return [
+      `reset the second factors of ${user.email}: authenticator app ${removed.totp}, passkeys ${removed.passkeys},`,
+      `recovery codes ${removed.recoveryCodes}, remembered browsers ${removed.rememberedBrowsers}; sessions kept;`,
+      "the person is told by mail",
+    ].join(" ");
+  },
   // Signing keys (docs/decisions.md "Signing keys"): run it with the service's DATABASE_URL and SESSION_SECRET.
   "keys:rotate": async (db, _flags, config) => {
     const { signing, next, dropped } = await rotateSigningKeys(db, config.sessionSecret);
@@ -201,6 +231,9 @@ const COMMANDS: Record<string, Command> = {
     ].join("\n");
   },
 };
+
+/** Commands that only read: not admin actions for the audit trail. */
+const READ_ONLY = new Set(["audit", "mail:list", "trial:list", "factors:list"]);
 
 /** Runs one admin command; returns the exit code. Exported for tests. */
 export async function runAdmin(
@@ -249,7 +282,7 @@ async function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<{ cod
     sendSignOutsToForum(db, config.discourse);
     const out = await command(db, flags, config);
     // Admin actions are security events too (issue #5); reading the trail or the mailbox is not.
-    if (name !== "audit" && name !== "mail:list" && name !== "trial:list") {
+    if (!READ_ONLY.has(name ?? "")) {
       const target = typeof flags.email === "string" ? await findUserByEmail(db, flags.email) : undefined;
       await audit(db, name === "user:unlock" ? "unlock" : "admin", {
         userId: target?.id ?? null,

@@ -29,6 +29,8 @@ export type AuditEvent =
   | "recovery_codes_created"
   | "recovery_code_used"
   | "reauthenticated"
+  /** Issue #26: an administrator removed every second factor of the account (admin CLI `factors:reset`). */
+  | "second_factors_reset"
   | "admin";
 
 export interface AuditContext {

@@ -106,6 +106,11 @@ export interface ProviderProfile {
   firstName: string;
   lastName: string;
   fullName: string;
+  /**
+   * How the person signed in at the provider (RFC 8176 `amr` of its ID token only, never of userinfo: issue #26, a
+   * company's MFA is trusted from the signed token). Empty when it says nothing.
+   */
+  amr: readonly string[];
 }
 
 export type FlowOutcome =
@@ -171,14 +176,17 @@ async function readProfile(
     const response = await client.fetchProtectedResource(configuration, tokens.access_token, url, "GET");
     if (!response.ok) throw new Error(`profile call answered ${response.status}`);
     const me = (await response.json()) as Record<string, unknown>;
-    return profileOf({
-      sub: me.id,
-      email: me.email,
-      email_verified: false,
-      given_name: me.first_name,
-      family_name: me.last_name,
-      name: me.name,
-    });
+    return profileOf(
+      {
+        sub: me.id,
+        email: me.email,
+        email_verified: false,
+        given_name: me.first_name,
+        family_name: me.last_name,
+        name: me.name,
+      },
+      [],
+    );
   }
   const claims = tokens.claims();
   if (!claims) return undefined;
@@ -187,12 +195,21 @@ async function readProfile(
   if (claims.email === undefined && configuration.serverMetadata().userinfo_endpoint) {
     merged = { ...(await client.fetchUserInfo(configuration, tokens.access_token, claims.sub)), ...claims };
   }
-  return profileOf(merged);
+  return profileOf(merged, claims.amr);
 }
 
 const text = (value: unknown, max: number) => (typeof value === "string" ? value.trim().slice(0, max) : "");
 
-function profileOf(claims: Record<string, unknown>): ProviderProfile | undefined {
+/** The ID token's `amr`, bounded (RFC 8176 values are short words; a provider's list is a handful). */
+const amrOf = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value
+        .filter((v): v is string => typeof v === "string")
+        .slice(0, 16)
+        .map((v) => v.slice(0, 32))
+    : [];
+
+function profileOf(claims: Record<string, unknown>, amr: unknown): ProviderProfile | undefined {
   const subject = typeof claims.sub === "number" ? String(claims.sub) : text(claims.sub, 255);
   if (!subject) return undefined;
   // An address that is not one by our rules (spec §5) is no address: the account could not be written to.
@@ -209,5 +226,6 @@ function profileOf(claims: Record<string, unknown>): ProviderProfile | undefined
     firstName,
     lastName,
     fullName: text(claims.name, 255) || `${firstName} ${lastName}`.trim(),
+    amr: amrOf(amr),
   };
 }

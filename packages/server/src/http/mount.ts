@@ -71,17 +71,29 @@ export function mount<E extends Endpoint>(
  */
 function sessionRule(endpoint: Endpoint): preValidationAsyncHookHandler {
   return async function checkSession(this: FastifyInstance, request, reply) {
-    if (request.session.user) {
-      if (endpoint.fresh && !(await this.hasFreshProof(request))) return sendError(reply, "reauthentication_required");
-      return;
+    const session = request.session.user;
+    if (session) {
+      if (!endpoint.fresh || (await this.hasFreshProof(request))) return;
+      // The same person signing in again in this browser (prompt=login) and owing this step has just proven who they
+      // are: the attempt makes the change and replaces the stale session, as a step does.
+      if (await takeOwingAttempt(this, request, endpoint, session.user_id)) return;
+      return sendError(reply, "reauthentication_required");
     }
-    if (endpoint.step) {
-      const attempt = await this.attemptOf(request);
-      if (attempt?.owes === endpoint.step) {
-        request.attempt = attempt;
-        return;
-      }
-    }
+    if (await takeOwingAttempt(this, request, endpoint)) return;
     return sendError(reply, "not_authenticated");
   };
+}
+
+/** The browser's sign-in attempt that owes this endpoint's step (of `userId` when given) becomes the request's. */
+async function takeOwingAttempt(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  endpoint: Endpoint,
+  userId?: string,
+): Promise<boolean> {
+  if (!endpoint.step) return false;
+  const attempt = await app.attemptOf(request);
+  if (attempt?.owes !== endpoint.step || (userId !== undefined && attempt.user_id !== userId)) return false;
+  request.attempt = attempt;
+  return true;
 }

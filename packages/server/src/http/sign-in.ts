@@ -79,7 +79,10 @@ export async function signInBrowser(
   destination: Destination,
 ): Promise<NextStep> {
   const { request, reply } = exchange;
-  const outcome = await signIn(db, proof, await app.browserOf(request), destination, nextContextOf(request, config));
+  const browser = await app.browserOf(request);
+  // Issue #26: for a site that demands a second factor (destination.mfa), a remembered browser does not skip it.
+  const asked = destination.mfa ? { ...browser, device: undefined } : browser;
+  const outcome = await signIn(db, proof, asked, destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
   if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
   app.trustBrowser(reply, proof.user.email_normalized, request);

@@ -6,10 +6,11 @@ import { usersStore } from "../store/users.ts";
 
 /**
  * Which claims each scope releases (OIDC Core §5.4, the subset an account of ours has). Every ID token says how the
- * person signed in (`amr`, RFC 8176, from the gateway session: oidc/gateway-session.ts).
+ * person signed in (`amr`, RFC 8176, from the gateway session: oidc/gateway-session.ts) and at which level (`acr`,
+ * aal1 or aal2: oidc/assurance.ts).
  */
 export const OIDC_CLAIMS = {
-  openid: ["sub", "amr"],
+  openid: ["sub", "amr", "acr"],
   email: ["email", "email_verified"],
   profile: ["name", "given_name", "family_name", "locale"],
   /** Issue #12: the trials the person started, so a product site learns of its own from the token. */

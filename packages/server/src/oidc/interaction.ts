@@ -7,11 +7,15 @@ import {
   isBrandId,
   OIDC_API_RESOURCE,
   OIDC_API_SCOPE,
+  ROUTES,
   WEB_CLIENT_ID,
 } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
+import { factorsOf, hasSecondFactor } from "../factors/factors.ts";
+import type { Destination } from "../signin/next.ts";
 import type { Db } from "../store/db.ts";
 import { usersStore } from "../store/users.ts";
+import { acrAsked, acrOf, mfaDemanded, secondFactorSetupUrl } from "./assurance.ts";
 import { type GatewaySession, readGatewaySessionForProvider } from "./gateway-session.ts";
 import { OIDC_MOUNT, OIDC_SCOPES } from "./provider.ts";
 
@@ -131,7 +135,10 @@ export async function describeInteraction(provider: Provider, db: Db, exchange: 
       native: client.applicationType === "native",
     },
     ...(typeof loginHint === "string" && loginHint ? { loginHint } : {}),
-    signInRequired: gateway === undefined || !signedInAsAsked(interaction, gateway),
+    signInRequired:
+      gateway === undefined ||
+      !signedInAsAsked(interaction, gateway) ||
+      (await secondFactorOwed(db, interaction, client, gateway)) === "sign_in",
     consent: await consentAsked(provider, interaction, client.first_party === true),
     ...(await accountShown(db, gateway)),
     restartUrl: restartUrlOf(interaction),
@@ -174,6 +181,10 @@ export async function finishInteraction(
   const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
   // A person who owes a password change or their profile has no session yet (issue #24): they sign in first.
   if (!gateway || !signedInAsAsked(interaction, gateway)) throw new InteractionRefusal("sign_in_required");
+  const owed = await secondFactorOwed(db, interaction, client, gateway);
+  if (owed === "sign_in") throw new InteractionRefusal("sign_in_required");
+  // The interaction stays: the security section sends the person back to SERVICE_LOGIN once a factor is confirmed.
+  if (owed === "set_up") return secondFactorSetupUrl();
   if ((await consentAsked(provider, interaction, client.first_party === true)).length > 0 && !agreed) {
     throw new InteractionRefusal("consent_required");
   }
@@ -186,6 +197,7 @@ export async function finishInteraction(
         accountId: gateway.userId,
         ts: Math.floor(gateway.signedInAt / SECOND_MS),
         amr: gateway.amr,
+        acr: acrOf(gateway.amr),
         remember: true,
       },
       consent: { grantId },
@@ -194,13 +206,64 @@ export async function finishInteraction(
   );
 }
 
-/** The person declined: the site receives `access_denied` (RFC 6749 §4.1.2.1). */
-export async function abortInteraction(provider: Provider, exchange: RawExchange): Promise<string> {
-  await interactionOf(provider, exchange);
-  return provider.interactionResult(
-    exchange.req,
-    exchange.res,
-    { error: "access_denied", error_description: "the person declined the sign-in" },
-    { mergeWithLastSubmission: false },
-  );
+/**
+ * The person declined: the site receives `access_denied` (RFC 6749 §4.1.2.1) — or, when it asked `acr_values` that
+ * the gateway session does not meet (no second factor), `insufficient_user_authentication` (RFC 9470 §3): the
+ * level it asked for could not be reached.
+ */
+export async function abortInteraction(provider: Provider, db: Db, exchange: RawExchange): Promise<string> {
+  const interaction = await interactionOf(provider, exchange);
+  const client = await provider.Client.find(String(interaction.params.client_id));
+  const gateway = await readGatewaySessionForProvider(db, exchange.gatewayToken);
+  const unmet =
+    acrAsked(interaction.params) &&
+    mfaDemanded({ params: interaction.params, client }) &&
+    !gateway?.amr.includes("mfa");
+  const result = unmet
+    ? { error: "insufficient_user_authentication", error_description: "a second factor was asked and not given" }
+    : { error: "access_denied", error_description: "the person declined the sign-in" };
+  return provider.interactionResult(exchange.req, exchange.res, result, { mergeWithLastSubmission: false });
+}
+
+/**
+ * Issue #26: what a sign-in that must include a second factor (the client's `require_mfa`, or `acr_values=aal2`)
+ * still lacks. A session with `mfa` lacks nothing; a person with a factor signs in again with it ("sign_in"); a
+ * person without one sets one up first ("set_up"), in the security section, which refreshes the session with `mfa`.
+ */
+async function secondFactorOwed(
+  db: Db,
+  interaction: Interaction,
+  client: object | undefined,
+  gateway: GatewaySession,
+): Promise<"sign_in" | "set_up" | undefined> {
+  if (!mfaDemanded({ params: interaction.params, client }) || gateway.amr.includes("mfa")) return undefined;
+  return hasSecondFactor(await factorsOf(db, gateway.userId)) ? "sign_in" : "set_up";
+}
+
+/**
+ * Whether the browser's pending authorization (its interaction cookie) demands a second factor: the sign-in core
+ * asks it before letting a remembered browser skip the second factor for a sign-in made for SERVICE_LOGIN.
+ */
+export async function interactionDemandsMfa(provider: Provider, exchange: Pick<RawExchange, "req" | "res">) {
+  try {
+    const interaction = await provider.interactionDetails(exchange.req, exchange.res);
+    const client = await provider.Client.find(String(interaction.params.client_id));
+    return mfaDemanded({ params: interaction.params, client });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A sign-in's destination, marked `mfa` when it goes back to SERVICE_LOGIN for an authorization that demands a second
+ * factor (issue #26): the sign-in core then asks for the factor even in a remembered browser.
+ */
+export async function withMfaDemand(
+  provider: Provider,
+  exchange: Pick<RawExchange, "req" | "res">,
+  destination: Destination,
+): Promise<Destination> {
+  const returnTo = destination.returnTo ? URL.parse(destination.returnTo, "http://self.invalid") : null;
+  if (returnTo?.pathname !== ROUTES.SERVICE_LOGIN.path) return destination;
+  return (await interactionDemandsMfa(provider, exchange)) ? { ...destination, mfa: true } : destination;
 }

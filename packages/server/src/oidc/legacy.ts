@@ -33,6 +33,7 @@ export function webClient(config: Pick<Config, "brands" | "publicUrl">): Provide
     brand: config.brands.defaultBrand,
     legacy: false,
     first_party: true,
+    require_mfa: false,
   };
 }
 

@@ -1,6 +1,7 @@
 import { interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config.ts";
 import type { Db } from "../store/db.ts";
+import { mfaDemanded } from "./assurance.ts";
 import { gatewayCookieName, readGatewaySessionForProvider } from "./gateway-session.ts";
 
 const { Check, base } = interactionPolicy;
@@ -26,6 +27,21 @@ export function interactionsPolicy(db: Db, config: Config) {
         const gateway = await readGatewaySessionForProvider(db, ctx.cookies.get(cookie));
         const usable = gateway !== undefined && gateway.userId === accountId;
         return usable ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+      },
+    ),
+  );
+  policy.get("login")?.checks.add(
+    // Issue #26: a client that demands a second factor (require_mfa, acr_values=aal2) never gets a sign-in that was
+    // made without one, even from the provider's remembered session; with prompt=none it learns the level it asked
+    // cannot be reached without the person (RFC 9470 §3).
+    new Check(
+      "second_factor",
+      "a second factor is required",
+      "insufficient_user_authentication",
+      (ctx: KoaContextWithOIDC) => {
+        const { session, params, client } = ctx.oidc;
+        if (!session?.accountId || !mfaDemanded({ params: params ?? {}, client })) return Check.NO_NEED_TO_PROMPT;
+        return session.amr?.includes("mfa") ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
       },
     ),
   );

@@ -15,6 +15,7 @@ import { type Db, logFailure } from "../store/db.ts";
 import { accountFinder, OIDC_CLAIMS } from "./account.ts";
 import { oidcAdapter } from "./adapter.ts";
 import { apiResourceServer } from "./api-token.ts";
+import { ACR_VALUES } from "./assurance.ts";
 import { gatewayCookieName, gatewaySessionIdOf } from "./gateway-session.ts";
 import { countIssuedTokens } from "./issued-tokens.ts";
 import type { PrivateJwk } from "./keys.ts";
@@ -127,9 +128,11 @@ export function buildProvider(options: {
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraClientMetadata: { properties: [...OUR_CLIENT_FIELDS] },
     findAccount: accountFinder(db),
+    // Issue #26: aal1 (one factor) and aal2 (two), advertised as acr_values_supported (oidc/assurance.ts).
+    acrValues: [...ACR_VALUES],
     claims: {
-      // The library's own standalone claims, given when a site asks for them (the `claims` parameter).
-      acr: null,
+      // The library's own standalone claims, given when a site asks for them (the `claims` parameter); `acr` is in
+      // every ID token (OIDC_CLAIMS.openid).
       auth_time: null,
       iss: null,
       sid: null,

@@ -20,6 +20,7 @@ import { ApiError } from "../http/errors.ts";
 import { mount, routePath } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
 import { destinationOf, proven, signInBrowser } from "../http/sign-in.ts";
+import { withMfaDemand } from "../oidc/interaction.ts";
 import type { Services } from "../services.ts";
 import { type IdentityProvider, providerForEmail } from "../settings/idps.ts";
 import { originOfHost } from "../settings/sites.ts";
@@ -165,7 +166,12 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
             config,
             { request, reply },
             verified.proof,
-            destinationOf(request, config, returnTo),
+            // Issue #26: a site demanding a second factor is not signed in through a remembered browser's skip.
+            await withMfaDemand(
+              services.oidc.provider,
+              { req: request.raw, res: reply.raw },
+              destinationOf(request, config, returnTo),
+            ),
           );
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;

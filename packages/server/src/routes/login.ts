@@ -6,6 +6,7 @@ import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { destinationOf, landingOf, proven, signInBrowser } from "../http/sign-in.ts";
+import { withMfaDemand } from "../oidc/interaction.ts";
 import type { Services } from "../services.ts";
 import { verifyPassword } from "../signin/password.ts";
 
@@ -32,7 +33,12 @@ export async function loginRoutes(app: FastifyInstance, { services }: { services
       config,
       { request, reply },
       proof,
-      destinationOf(request, config, returnTo, landing),
+      // Issue #26: a site demanding a second factor is not signed in through a remembered browser's skip.
+      await withMfaDemand(
+        services.oidc.provider,
+        { req: request.raw, res: reply.raw },
+        destinationOf(request, config, returnTo, landing),
+      ),
     );
     if (productCode) await startTrial(db, proof.user, { productCode, brand });
     // Spec §7's flags, read from the account as the core read the steps it owes; `next` says where to go.

@@ -59,6 +59,6 @@ export const serviceLoginRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   );
 
   app.post(`/api${api.serviceLoginAbort.path}`, async (request, reply) => ({
-    redirect_to: await refusingAs(() => abortInteraction(provider, exchangeOf(config, request, reply))),
+    redirect_to: await refusingAs(() => abortInteraction(provider, db, exchangeOf(config, request, reply))),
   }));
 };

@@ -37,6 +37,8 @@ export const ClientEntry = z
     legacy: z.boolean().default(false),
     /** Our own: the vendor's own site or app, which gets no consent screen. */
     first_party: z.boolean().default(false),
+    /** Our own (issue #26): every sign-in for this client needs a second factor (acr aal2), set up if missing. */
+    require_mfa: z.boolean().default(false),
   })
   .superRefine((client, ctx) => {
     const implicit =
@@ -95,10 +97,11 @@ export interface ProviderClient {
   brand: BrandId;
   legacy: boolean;
   first_party: boolean;
+  require_mfa: boolean;
 }
 
 /** Our field names, which the provider keeps on its Client (`extraClientMetadata`). */
-export const OUR_CLIENT_FIELDS = ["brand", "legacy", "first_party"] as const;
+export const OUR_CLIENT_FIELDS = ["brand", "legacy", "first_party", "require_mfa"] as const;
 
 /**
  * Fills in the defaults: a native app is public (no secret, RFC 8252 §8.4) with code and refresh grants; a web
@@ -128,6 +131,7 @@ export function toProviderClient(entry: ClientEntry, defaultBrand: BrandId): Pro
     brand: entry.brand ?? defaultBrand,
     legacy: entry.legacy,
     first_party: entry.first_party,
+    require_mfa: entry.require_mfa,
   };
 }
 

@@ -6,6 +6,11 @@ export interface Destination {
   returnTo?: string;
   /** Where a sign-in without a return address lands on this host (the brand's page, a trial's address, …). */
   landing: string;
+  /**
+   * Issue #26: the site this sign-in is for demands a second factor (acr_values=aal2, require_mfa; oidc/assurance.ts),
+   * so a remembered browser must not skip it. Set by the routes from the provider's pending interaction.
+   */
+  mfa?: true;
 }
 
 /** What the next step is decided from, besides the owed step and the destination. */
