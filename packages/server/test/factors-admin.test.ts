@@ -112,7 +112,7 @@ describe.each([
     const reset = await run("factors:reset", "--email", email);
     expect(reset.code).toBe(0);
     expect(reset.out).toContain("authenticator app 1, passkeys 2,");
-    expect(reset.out).toContain("recovery codes 3, remembered browsers 2");
+    expect(reset.out).toContain("recovery codes 2, remembered browsers 1");
     expect((await run("factors:list", "--email", email)).out).toBe(
       "authenticator app: off\npasskeys: 0\nrecovery codes left: 0\nremembered browsers: 0\n",
     );
@@ -127,7 +127,7 @@ describe.each([
     const events = await db.selectFrom("audit").select(["event", "detail"]).where("user_id", "=", id).execute();
     expect(events).toEqual(
       expect.arrayContaining([
-        { event: "second_factors_reset", detail: "totp 1, passkeys 2, recovery codes 3, browsers 2" },
+        { event: "second_factors_reset", detail: "totp 1, passkeys 2, recovery codes 2, browsers 1" },
         { event: "admin", detail: "factors:reset" },
       ]),
     );

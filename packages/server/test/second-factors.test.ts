@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteAccount } from "../src/accounts/deletion.ts";
 import { createUser } from "../src/accounts/users.ts";
 import { issueCode } from "../src/codes/codes.ts";
-import { resetSecondFactors } from "../src/factors/manage.ts";
 import { newRecoveryCodes, normalizeRecoveryCode, spendRecoveryCode } from "../src/factors/recovery-codes.ts";
+import { resetFactors } from "../src/factors/reset.ts";
 import { checkCode } from "../src/factors/second-factor.ts";
 import { matchingStep, openSecret, sealSecret, timeStep, totpCode, totpUri } from "../src/factors/totp.ts";
 import type { UserRow } from "../src/store/schema.ts";
@@ -406,7 +406,7 @@ describe.each([
 
   it("an administrator's reset removes every factor and mails the person", async () => {
     const { user, c } = await turnOnTotp();
-    await resetSecondFactors(db(), user, { brand: "default", origin: server.url });
+    await resetFactors(db(), user, { brand: "default", origin: server.url });
     expect((await c.get("/api/account/security")).json).toMatchObject({ totp: false, recoveryCodesLeft: 0 });
     expect(await outbox(user.id, "second_factors_reset")).toHaveLength(1);
     const again = await browser();

@@ -2,6 +2,7 @@ import { audit } from "../audit/audit.ts";
 import type { MailSite } from "../mail/links.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
+import { secondFactorsStore } from "../store/second-factors.ts";
 import { notifyFactorChange } from "./notify.ts";
 
 /** An account's second factors in detail, for the admin command line (issue #26: `factors:list`). */
@@ -71,18 +72,19 @@ export interface FactorsReset {
 export async function resetFactors(db: Db, user: UserRow, site: MailSite, now = Date.now()): Promise<FactorsReset> {
   const userId = user.id;
   return db.transaction().execute(async (trx) => {
-    const count = (result: { numDeletedRows: bigint }[]) => Number(result[0]?.numDeletedRows ?? 0n);
-    const totp = count(await trx.deleteFrom("totp_factors").where("user_id", "=", userId).execute());
-    const passkeys = count(await trx.deleteFrom("passkeys").where("user_id", "=", userId).execute());
-    const recoveryCodes = count(await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute());
-    const rememberedBrowsers = count(
-      await trx.deleteFrom("remembered_browsers").where("user_id", "=", userId).execute(),
-    );
-    await trx.deleteFrom("webauthn_challenges").where("user_id", "=", userId).execute();
-    const detail = `totp ${totp}, passkeys ${passkeys}, recovery codes ${recoveryCodes}, browsers ${rememberedBrowsers}`;
+    const before = await factorDetails(trx, userId, now);
+    const removed = {
+      totp: before.totpSince === null ? 0 : 1,
+      passkeys: before.passkeys.length,
+      recoveryCodes: before.recoveryCodesLeft,
+      rememberedBrowsers: before.rememberedBrowsers,
+    };
+    // Factors, recovery codes, remembered browsers, pending ceremonies and the count of wrong codes: all of it.
+    await secondFactorsStore.deleteAllOf(trx, userId);
+    const detail = `totp ${removed.totp}, passkeys ${removed.passkeys}, recovery codes ${removed.recoveryCodes}, browsers ${removed.rememberedBrowsers}`;
     // ASVS 16.3.x: a change of authentication factors is a security event, recorded with what it removed.
     await audit(trx, "second_factors_reset", { userId, detail, userAgent: "admin-cli" }, now);
     await notifyFactorChange(trx, user, { kind: "reset" }, site, now);
-    return { totp, passkeys, recoveryCodes, rememberedBrowsers };
+    return removed;
   });
 }
