@@ -1,4 +1,4 @@
-import { type ComponentType, useEffect, useState } from "react";
+import { type ComponentType, useEffect, useRef, useState } from "react";
 import { setStepUpAsker } from "../api/index.ts";
 import { loadLaterStrings } from "../i18n/index.ts";
 import type { StepUpDialogProps } from "../screens/step-up/StepUpDialog.tsx";
@@ -11,6 +11,16 @@ import type { StepUpDialogProps } from "../screens/step-up/StepUpDialog.tsx";
 export function StepUpHost() {
   const [ask, setAsk] = useState<{ resolve: (confirmed: boolean) => void }>();
   const [Dialog, setDialog] = useState<ComponentType<StepUpDialogProps>>();
+  // The control the person last used: the button that started the change is often disabled (busy) by the time
+  // the dialog opens, so document.activeElement no longer names it. Focus goes back there (WCAG 2.4.3).
+  const lastFocused = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const remember = (event: FocusEvent) => {
+      if (event.target instanceof HTMLElement && !event.target.closest("dialog")) lastFocused.current = event.target;
+    };
+    document.addEventListener("focusin", remember);
+    return () => document.removeEventListener("focusin", remember);
+  }, []);
 
   useEffect(() => {
     setStepUpAsker(
@@ -32,6 +42,7 @@ export function StepUpHost() {
   if (!ask || !Dialog) return null;
   return (
     <Dialog
+      returnFocus={lastFocused.current}
       onDone={(confirmed) => {
         setAsk(undefined);
         ask.resolve(confirmed);

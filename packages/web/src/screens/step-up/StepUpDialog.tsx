@@ -17,6 +17,8 @@ type Method = "totp" | "recovery_code";
 export interface StepUpDialogProps {
   /** true once a fresh proof was recorded (the call goes again), false when the person cancelled. */
   onDone: (confirmed: boolean) => void;
+  /** Where the focus goes when the dialog closes: the control that led to it. */
+  returnFocus: HTMLElement | null;
 }
 
 /** What the proof needs: the password where there is one, and a code where the account has a second factor. */
@@ -38,7 +40,7 @@ function proofOf(security: Security) {
  * factor's code; POST /account/reauthenticate records the fresh proof. ASVS 6.2.x / NIST 800-63B §7.2:
  * sensitive changes need a recent authentication at the account's level.
  */
-export function StepUpDialog({ onDone }: StepUpDialogProps) {
+export function StepUpDialog({ onDone, returnFocus }: StepUpDialogProps) {
   const { t } = useTranslation();
   const tk = useT();
   const headingId = useId();
@@ -50,12 +52,14 @@ export function StepUpDialog({ onDone }: StepUpDialogProps) {
   const form = useForm(ReauthenticateBody);
   const { errors, isSubmitting } = form.formState;
 
-  // Opened modal once; on the way out, focus returns to what had it (the button that started the change).
+  // Opened modal once; on the way out, focus returns to the control that led here, a frame later, once its screen
+  // took the call's answer (a busy button is enabled again by then).
   useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
     dialog.current?.showModal();
-    return () => opener?.focus();
-  }, []);
+    return () => {
+      requestAnimationFrame(() => returnFocus?.isConnected && returnFocus.focus());
+    };
+  }, [returnFocus]);
 
   useEffect(() => {
     gateway()
