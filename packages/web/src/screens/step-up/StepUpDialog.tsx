@@ -21,6 +21,16 @@ export interface StepUpDialogProps {
   returnFocus: HTMLElement | null;
 }
 
+/** A few frames at most: the screen re-renders its busy control as soon as the call's answer reaches it. */
+const FOCUS_FRAMES = 30;
+
+/** Focuses a control once it is enabled again (a busy button is disabled until its call ends). */
+function focusWhenEnabled(control: HTMLElement | null, frames = FOCUS_FRAMES): void {
+  if (!control?.isConnected || frames === 0) return;
+  if ((control as HTMLButtonElement).disabled) requestAnimationFrame(() => focusWhenEnabled(control, frames - 1));
+  else control.focus();
+}
+
 /** What the proof needs: the password where there is one, and a code where the account has a second factor. */
 function proofOf(security: Security) {
   const hasFactor = security.totp || security.passkeys.length > 0;
@@ -56,9 +66,7 @@ export function StepUpDialog({ onDone, returnFocus }: StepUpDialogProps) {
   // took the call's answer (a busy button is enabled again by then).
   useEffect(() => {
     dialog.current?.showModal();
-    return () => {
-      requestAnimationFrame(() => returnFocus?.isConnected && returnFocus.focus());
-    };
+    return () => focusWhenEnabled(returnFocus);
   }, [returnFocus]);
 
   useEffect(() => {
