@@ -22,6 +22,13 @@ export type AuditEvent =
   | "profile_updated"
   | "deletion_requested"
   | "account_deleted"
+  /** Issue #26: second factors added, removed, used wrongly; recovery codes made or used; a step-up proof. */
+  | "second_factor_added"
+  | "second_factor_removed"
+  | "second_factor_failed"
+  | "recovery_codes_created"
+  | "recovery_code_used"
+  | "reauthenticated"
   | "admin";
 
 export interface AuditContext {
