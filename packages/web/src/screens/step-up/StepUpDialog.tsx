@@ -1,5 +1,5 @@
 import { type AnswerOf, api, ReauthenticateBody, routeUrl } from "@gatehouse/contract";
-import { useEffect, useId, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "../../api/index.ts";
 import { navigate } from "../../app/routing.tsx";
@@ -29,6 +29,24 @@ function focusWhenEnabled(control: HTMLElement | null, frames = FOCUS_FRAMES): v
   if (!control?.isConnected || frames === 0) return;
   if ((control as HTMLButtonElement).disabled) requestAnimationFrame(() => focusWhenEnabled(control, frames - 1));
   else control.focus();
+}
+
+const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea";
+
+/**
+ * Keeps Tab inside the dialog (WCAG 2.4.3): a modal <dialog> makes the page inert, but Tab past its last control
+ * still leaves for the browser's own toolbar, and a keyboard user would lose the dialog.
+ */
+function trapTab(event: KeyboardEvent<HTMLDialogElement>): void {
+  if (event.key !== "Tab") return;
+  const controls = Array.from(event.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE));
+  const first = controls[0];
+  const last = controls.at(-1);
+  if (!first || !last) return;
+  const leaving = event.shiftKey ? document.activeElement === first : document.activeElement === last;
+  if (!leaving) return;
+  event.preventDefault();
+  (event.shiftKey ? last : first).focus();
 }
 
 /** What the proof needs: the password where there is one, and a code where the account has a second factor. */
@@ -125,6 +143,7 @@ export function StepUpDialog({ onDone, returnFocus }: StepUpDialogProps) {
       ref={dialog}
       className={styles.dialog}
       aria-labelledby={headingId}
+      onKeyDown={trapTab}
       onCancel={(event) => {
         // Escape: the dialog closes through finish, so the waiting call hears "cancelled".
         event.preventDefault();
