@@ -102,34 +102,38 @@ export default function SecondFactor() {
       ? "totp"
       : undefined;
   const busy = isSubmitting || redirecting;
+  // A code to type: an authenticator app or recovery codes (an account with passkeys only has neither).
+  const typed = factors === undefined || factors.totp || factors.recoveryCodes;
   return (
     <Layout>
       <h1 ref={heading} tabIndex={-1}>
         {t("secondFactor.heading")}
       </h1>
-      <p>{byApp ? t("secondFactor.intro") : t("secondFactor.recoveryIntro")}</p>
+      {typed ? <p>{byApp ? t("secondFactor.intro") : t("secondFactor.recoveryIntro")}</p> : null}
       {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
       {/* Issue #26: helper b's passkey button for the second factor goes here, beside the code. */}
-      <form onSubmit={onSubmit} noValidate>
-        <Field
-          key={method}
-          label={byApp ? t("secondFactor.code") : t("secondFactor.recoveryCode")}
-          autoComplete={byApp ? "one-time-code" : "off"}
-          inputMode={byApp ? "numeric" : "text"}
-          autoCapitalize="off"
-          spellCheck={false}
-          error={errors.code?.message}
-          {...form.register("code")}
-        />
-        <Checkbox
-          label={t("secondFactor.remember")}
-          checked={remember}
-          onChange={(event: ChangeEvent<HTMLInputElement>) => setRemember(event.target.checked)}
-        />
-        <Button type="submit" busy={busy} disabled={leaving}>
-          {t("secondFactor.verify")}
-        </Button>
-      </form>
+      {typed ? (
+        <form onSubmit={onSubmit} noValidate>
+          <Field
+            key={method}
+            label={byApp ? t("secondFactor.code") : t("secondFactor.recoveryCode")}
+            autoComplete={byApp ? "one-time-code" : "off"}
+            inputMode={byApp ? "numeric" : "text"}
+            autoCapitalize="off"
+            spellCheck={false}
+            error={errors.code?.message}
+            {...form.register("code")}
+          />
+          <Checkbox
+            label={t("secondFactor.remember")}
+            checked={remember}
+            onChange={(event: ChangeEvent<HTMLInputElement>) => setRemember(event.target.checked)}
+          />
+          <Button type="submit" busy={busy} disabled={leaving}>
+            {t("secondFactor.verify")}
+          </Button>
+        </form>
+      ) : null}
       <div className={styles.links}>
         {other ? (
           <Button variant="link" onClick={() => switchTo(other)} disabled={busy || leaving}>
