@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteAccount } from "../src/accounts/deletion.ts";
 import { createUser } from "../src/accounts/users.ts";
 import { issueCode } from "../src/codes/codes.ts";
+import { resetSecondFactors } from "../src/factors/manage.ts";
 import { newRecoveryCodes, normalizeRecoveryCode, spendRecoveryCode } from "../src/factors/recovery-codes.ts";
 import { checkCode } from "../src/factors/second-factor.ts";
 import { matchingStep, openSecret, sealSecret, timeStep, totpCode, totpUri } from "../src/factors/totp.ts";
@@ -279,6 +280,33 @@ describe.each([
       expect(session.some((row) => row.amr?.split(" ").includes("mfa"))).toBe(true);
     });
 
+    it("the second factor comes before a required password change, which the attempt owes next", async () => {
+      const user = await createUser(db(), {
+        email: `${randomUUID()}@example.com`,
+        password: PASSWORD,
+        firstName: "Ann",
+        lastName: "Lee",
+        countryCode: "DE",
+        requirePasswordUpdate: true,
+      });
+      const codes = await newRecoveryCodes(db(), user.id);
+      const totp = Secret.fromLatin1(randomUUID().slice(0, 20)).base32;
+      await secondFactorsStore.putPendingTotp(db(), user.id, sealSecret(secret(), user.id, totp), Date.now());
+      await secondFactorsStore.confirmTotp(db(), user.id, Date.now());
+      const c = await browser();
+      expect((await c.login(user.email, PASSWORD)).json.next.url).toMatch(/^\/login\/second-factor/u);
+      // The password step's call is not open to an attempt that still owes the second factor.
+      const early = await c.post("/api/account/change_password", { oldPassword: PASSWORD, password: NEW_PASSWORD });
+      expectErrorObject(early, 401, "not_authenticated");
+      const given = await c.post("/api/sign-in/second-factor", { method: "recovery_code", code: codes[0] });
+      expect(given.json.next.url).toMatch(/^\/account\/password-change/u);
+      expect((await c.get("/api/session")).status).toBe(204);
+      const changed = await c.post("/api/account/change_password", { oldPassword: PASSWORD, password: NEW_PASSWORD });
+      expect(changed.status, changed.text).toBe(200);
+      expect(changed.json.next.kind, changed.text).toBe("landing");
+      expect((await c.get("/api/session")).status).toBe(200);
+    });
+
     it("a recovery code works once, says how many are left, and mails the person", async () => {
       const { user, recoveryCodes } = await turnOnTotp();
       const c = await browser();
@@ -310,6 +338,9 @@ describe.each([
       const remembered = await c.login(user.email, PASSWORD);
       expect(remembered.json.next.kind).toBe("landing");
       expect((await c.get("/api/session")).status).toBe(200);
+      // The sign-in renewed the device cookie with the same device id: still remembered the time after.
+      await c.post("/api/account/logout");
+      expect((await c.login(user.email, PASSWORD)).json.next.kind).toBe("landing");
       // Its session skipped the factor: no mfa in it, so it is not fresh for this account's sensitive changes.
       expect((await c.get("/api/account/security")).json.freshUntil).toBeNull();
       expectErrorObject(await c.request("DELETE", "/api/account/totp"), 403, "reauthentication_required");
@@ -371,6 +402,15 @@ describe.each([
       expect(both.status).toBe(200);
       expect((await c.post("/api/account/recovery-codes")).status).toBe(200);
     });
+  });
+
+  it("an administrator's reset removes every factor and mails the person", async () => {
+    const { user, c } = await turnOnTotp();
+    await resetSecondFactors(db(), user, { brand: "default", origin: server.url });
+    expect((await c.get("/api/account/security")).json).toMatchObject({ totp: false, recoveryCodesLeft: 0 });
+    expect(await outbox(user.id, "second_factors_reset")).toHaveLength(1);
+    const again = await browser();
+    expect((await again.login(user.email, PASSWORD)).json.next.kind).toBe("landing");
   });
 
   it("deleting an account deletes its factors", async () => {

@@ -215,3 +215,14 @@ export async function reauthenticate(
   await audit(db, "reauthenticated", { ...who(actor), detail: amr.join(" ") }, now);
   return { ok: true, freshUntil: until };
 }
+
+/**
+ * An administrator's reset (c's admin command line): every second factor, recovery code, remembered browser and
+ * count of wrong codes of the account goes, and the person is mailed, in one transaction. The caller audits it.
+ */
+export async function resetSecondFactors(db: Db, user: UserRow, site: MailSite, now = Date.now()): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await secondFactorsStore.deleteAllOf(trx, user.id);
+    await notifyFactorChange(trx, user, { kind: "reset" }, site, now);
+  });
+}
