@@ -49,16 +49,20 @@ function trapTab(event: KeyboardEvent<HTMLDialogElement>): void {
   (event.shiftKey ? last : first).focus();
 }
 
-/** What the proof needs: the password where there is one, and a code where the account has a second factor. */
-function proofOf(security: Security) {
+/**
+ * What the proof needs: the password where there is one, and a code where the account has a second factor (the
+ * authenticator app's, or a recovery code; a passkey's step-up is the passkey part's). Nothing to type that would
+ * do (no password and no factor, or a factor with no code to type) means a new sign-in.
+ */
+export function proofOf(security: Security) {
   const hasFactor = security.totp || security.passkeys.length > 0;
+  const code = hasFactor && (security.totp || security.recoveryCodesLeft > 0);
+  const signInAgain = hasFactor ? !code : !security.hasPassword;
   return {
-    password: security.hasPassword,
-    // Recovery codes come with the first factor; a passkey-only account may use one (its passkey step-up is b's).
-    code: hasFactor,
+    password: security.hasPassword && !signInAgain,
+    code,
     firstMethod: (security.totp ? "totp" : "recovery_code") as Method,
-    // No password and no code to type: a new sign-in is the fresh proof.
-    signInAgain: !security.hasPassword && !security.totp && security.recoveryCodesLeft === 0,
+    signInAgain,
   };
 }
 
