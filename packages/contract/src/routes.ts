@@ -40,7 +40,12 @@ export const ROUTES = {
   },
   LINK_EXISTING_SOCIAL: { path: "/link/existing/social", query: ["email", "return_to"] },
   REGISTER_SOCIAL_COMPLETE: { path: "/register/social/complete" },
-  ACCOUNT_EDIT: { path: "/profile/edit", query: ["return_to", "required_profile_update"], loginRequired: true },
+  ACCOUNT_EDIT: {
+    path: "/profile/edit",
+    // `setup_second_factor`: issue #26, a site that demands a second factor sends a person without one here.
+    query: ["return_to", "required_profile_update", "setup_second_factor"],
+    loginRequired: true,
+  },
   ACCOUNT_ACTIVATE: { path: "/account/activate", query: ["code"] },
   ACCOUNT_DELETE: { path: "/account/delete", query: ["code"] },
   PASSWORD_RECOVER: { path: "/account/recover" },

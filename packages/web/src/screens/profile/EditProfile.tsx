@@ -47,7 +47,9 @@ export default function EditProfile() {
   // Opened as the profile step a sign-in attempt owes (issue #24): no session yet; Save finishes the sign-in.
   const screen = useStepScreen("profile_update");
   const attempt = screen.kind === "attempt" ? screen : undefined;
-  const { follow } = useContinuation(params.get("return_to"));
+  const { follow, go } = useContinuation(params.get("return_to"));
+  // Issue #26: a site that demands a second factor sent a person without one here to set one up, then to go on.
+  const factorDemanded = params.get("setup_second_factor") === "true";
 
   // The profile fills the form once; after that the form is the person's (a language switch or a retry after a
   // failure runs this again and must not put the stored values back over unsaved edits).
@@ -170,7 +172,13 @@ export default function EditProfile() {
       </nav>
       {/* A sign-in attempt may make only its step's calls (issue #24): the rest needs the finished sign-in. */}
       {attempt || profile.passwordAllowed ? null : <SetPassword email={profile.email} />}
-      {attempt ? null : <SecuritySection email={profile.email} />}
+      {attempt ? null : (
+        <SecuritySection
+          email={profile.email}
+          demanded={factorDemanded}
+          {...(factorDemanded && returnTo ? { onContinue: () => go(returnTo) } : {})}
+        />
+      )}
       {attempt ? null : <LinkedIdentities />}
       {attempt ? null : <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />}
     </Layout>
