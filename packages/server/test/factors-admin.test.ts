@@ -133,6 +133,14 @@ describe.each([
     );
   });
 
+  it("user:delete takes every factor row with the account (the tables have no foreign key)", async () => {
+    const { email, id } = await protectedPerson();
+    expect((await run("user:delete", "--email", email)).code).toBe(0);
+    for (const table of ["totp_factors", "passkeys", "recovery_codes", "remembered_browsers"] as const) {
+      expect(await db.selectFrom(table).select("user_id").where("user_id", "=", id).execute(), table).toEqual([]);
+    }
+  });
+
   it("names an unknown address and a missing flag", async () => {
     expect(await run("factors:reset", "--email", "nobody@example.com")).toEqual({
       code: 1,

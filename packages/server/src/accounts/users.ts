@@ -12,6 +12,7 @@ import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
+import { secondFactorsStore } from "../store/second-factors.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
@@ -193,6 +194,9 @@ export async function unlockUser(db: Db, user: UserRow): Promise<void> {
 export async function deleteUser(db: Db, user: UserRow, now = Date.now()): Promise<void> {
   const ended = await loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
     await forgetAddress(trx, user.email_normalized);
+    // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes (the
+    // tables have no foreign key: every deletion removes them, the self-service one and this one).
+    await secondFactorsStore.deleteAllOf(trx, user.id);
     const sessions = await sessionsStore.deleteForUser(trx, user.id);
     await usersStore.delete(trx, user.id);
     return sessions;
