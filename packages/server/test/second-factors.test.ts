@@ -108,8 +108,9 @@ describe.each([
   async function withTotp(): Promise<{ user: UserRow; totp: string }> {
     const user = await account();
     const totp = Secret.fromLatin1(randomUUID().slice(0, 20)).base32;
-    await secondFactorsStore.putPendingTotp(db(), user.id, sealSecret(secret(), user.id, totp), Date.now());
-    await secondFactorsStore.confirmTotp(db(), user.id, Date.now());
+    const sealed = sealSecret(secret(), user.id, totp);
+    await secondFactorsStore.putPendingTotp(db(), user.id, sealed, Date.now());
+    await secondFactorsStore.confirmTotp(db(), user.id, sealed, Date.now());
     return { user, totp };
   }
 
@@ -222,6 +223,16 @@ describe.each([
       expectErrorObject(await c.post("/api/account/totp"), 409, "totp_already_enabled");
     });
 
+    it("confirms only the pending secret a code was checked against, never one a second Turn on put meanwhile", async () => {
+      const user = await account();
+      const seen = sealSecret(secret(), user.id, Secret.fromLatin1(randomUUID().slice(0, 20)).base32);
+      const replacing = sealSecret(secret(), user.id, Secret.fromLatin1(randomUUID().slice(0, 20)).base32);
+      await secondFactorsStore.putPendingTotp(db(), user.id, replacing, Date.now());
+      expect(await secondFactorsStore.confirmTotp(db(), user.id, seen, Date.now())).toBe(false);
+      expect((await secondFactorsStore.findTotp(db(), user.id))?.confirmed_at).toBeNull();
+      expect(await secondFactorsStore.confirmTotp(db(), user.id, replacing, Date.now())).toBe(true);
+    });
+
     it("refuses a wrong confirmation code and a confirmation without a pending secret", async () => {
       const user = await account();
       const c = await browser();
@@ -291,8 +302,9 @@ describe.each([
       });
       const codes = await newRecoveryCodes(db(), user.id);
       const totp = Secret.fromLatin1(randomUUID().slice(0, 20)).base32;
-      await secondFactorsStore.putPendingTotp(db(), user.id, sealSecret(secret(), user.id, totp), Date.now());
-      await secondFactorsStore.confirmTotp(db(), user.id, Date.now());
+      const sealed = sealSecret(secret(), user.id, totp);
+      await secondFactorsStore.putPendingTotp(db(), user.id, sealed, Date.now());
+      await secondFactorsStore.confirmTotp(db(), user.id, sealed, Date.now());
       const c = await browser();
       expect((await c.login(user.email, PASSWORD)).json.next.url).toMatch(/^\/login\/second-factor/u);
       // The password step's call is not open to an attempt that still owes the second factor.

@@ -115,17 +115,26 @@ export async function confirmTotp(
   );
   if (!checked.ok) return checked;
   const hadFactor = hasSecondFactor(await factorsOf(db, user.id));
-  const recoveryCodes = await db.transaction().execute(async (trx) => {
-    // Two confirmations at once: one confirms, the other changes nothing (and makes no second set of codes).
-    if (!(await secondFactorsStore.confirmTotp(trx, user.id, now))) return undefined;
+  const confirmed = await db.transaction().execute(async (trx) => {
+    // Only the secret the code was checked against (a "Turn on" in another tab meanwhile replaced it: the person
+    // never saw the new one, so it is not confirmed). Two confirmations at once: one confirms, the other changes
+    // nothing (and makes no second set of codes).
+    if (!(await secondFactorsStore.confirmTotp(trx, user.id, row.secret_sealed, now))) return { won: false } as const;
     const codes = hadFactor ? undefined : await newRecoveryCodes(trx, user.id, now);
     await notifyFactorChange(trx, user, { kind: "added", factor: "totp" }, actor.site, now);
     await audit(trx, "second_factor_added", { ...who(actor), detail: "totp" }, now);
     if (codes) await audit(trx, "recovery_codes_created", who(actor), now);
-    return codes;
+    return { won: true, codes } as const;
   });
+  if (!confirmed.won) {
+    const current = await secondFactorsStore.findTotp(db, user.id);
+    // The same secret confirmed by a concurrent request is a success; a replaced secret is not.
+    if (current?.secret_sealed !== row.secret_sealed || current.confirmed_at === null) {
+      return { ok: false, refusal: "second_factor_invalid" };
+    }
+  }
   await refreshSession(db, actor.session, ["otp", "mfa"], now);
-  return recoveryCodes ? { ok: true, recoveryCodes } : { ok: true };
+  return confirmed.won && confirmed.codes ? { ok: true, recoveryCodes: confirmed.codes } : { ok: true };
 }
 
 /**

@@ -34,6 +34,7 @@ export async function refreshSession(
   const amr = [...new Set([...(session.amr ?? "").split(" ").filter(Boolean), ...added])].join(" ");
   await sessionsStore.refresh(db, session.id, amr, now);
   session.fresh_at = now;
+  session.auth_time = now;
   session.amr = amr;
   return now + STEP_UP_MS;
 }

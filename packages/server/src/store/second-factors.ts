@@ -39,11 +39,13 @@ export const secondFactorsStore = {
   },
 
   /** Confirms the pending secret (once: a second confirmation finds nothing to confirm). */
-  confirmTotp: async (db: Db, userId: string, now: number): Promise<boolean> => {
+  /** Confirms the pending secret the code was checked against, and only that one (another "Turn on" replaced it). */
+  confirmTotp: async (db: Db, userId: string, sealed: string, now: number): Promise<boolean> => {
     const result = await db
       .updateTable("totp_factors")
       .set({ confirmed_at: now })
       .where("user_id", "=", userId)
+      .where("secret_sealed", "=", sealed)
       .where("confirmed_at", "is", null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

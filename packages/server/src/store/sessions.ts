@@ -87,9 +87,12 @@ export const sessionsStore = {
   },
 
   /** The sign-in has reached the central host: the session says Linked from now on. */
-  /** A fresh proof in the session (issue #26 step-up): when, and the session's RFC 8176 values with the proof's. */
+  /**
+   * A fresh proof in the session (issue #26 step-up): when, and the session's RFC 8176 values with the proof's. It is
+   * an authentication, so `auth_time` moves too: an ID token that says `mfa` never carries an older sign-in's time.
+   */
   refresh: async (db: Db, id: string, amr: string, at: number): Promise<void> => {
-    await db.updateTable("sessions").set({ fresh_at: at, amr }).where("id", "=", id).execute();
+    await db.updateTable("sessions").set({ fresh_at: at, auth_time: at, amr }).where("id", "=", id).execute();
   },
 
   markLinked: async (db: Db, id: string): Promise<void> => {
