@@ -232,6 +232,13 @@ export const REMEMBER_BROWSER_MS = 30 * DAY;
 export const RECOVERY_CODES_COUNT = 10;
 /** Issue #26: RFC 6238 as every authenticator app reads an `otpauth://` URI: SHA-1, 6 digits, 30 s, ±1 step. */
 export const TOTP = { algorithm: "SHA1", digits: 6, periodS: 30, window: 1, secretBytes: 20 } as const;
+/**
+ * Issue #26: consecutive wrong second-factor codes an account may have in all, across the short blocks (NIST SP
+ * 800-63B §5.2.2: at most 100); then codes are refused for SECOND_FACTOR_FAILURES_BLOCK_MS, or until support resets
+ * the factors (`factors:reset`). A right code starts the count again.
+ */
+export const SECOND_FACTOR_FAILURES_MAX = 100;
+export const SECOND_FACTOR_FAILURES_BLOCK_MS = 30 * DAY;
 /** Issue #26: a WebAuthn ceremony (its challenge) must end within this. */
 export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * MINUTE;
 /** Issue #26: a passkey's name, as the person gives it. */

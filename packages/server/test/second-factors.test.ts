@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { DELETION_TTL_MS, LOCKOUT_THRESHOLD, RECOVERY_CODES_COUNT, STEP_UP_MS, TOTP } from "@gatehouse/contract";
+import {
+  DELETION_TTL_MS,
+  LOCKOUT_THRESHOLD,
+  LOCKOUT_WINDOW_MS,
+  RECOVERY_CODES_COUNT,
+  SECOND_FACTOR_FAILURES_MAX,
+  STEP_UP_MS,
+  TOTP,
+} from "@gatehouse/contract";
 import { Secret } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteAccount } from "../src/accounts/deletion.ts";
@@ -11,7 +19,7 @@ import { resetFactors } from "../src/factors/reset.ts";
 import { checkCode } from "../src/factors/second-factor.ts";
 import { matchingStep, openSecret, sealSecret, timeStep, totpCode, totpUri } from "../src/factors/totp.ts";
 import type { UserRow } from "../src/store/schema.ts";
-import { secondFactorsStore } from "../src/store/second-factors.ts";
+import { codeFailuresKey, secondFactorsStore } from "../src/store/second-factors.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 /** Issue #26: authenticator apps, recovery codes, the second factor at sign-in, remembered browsers, step-up. */
@@ -107,11 +115,16 @@ describe.each([
   /** An account with a confirmed authenticator app, written as Turn on + confirm leave it (for the rule tests). */
   async function withTotp(): Promise<{ user: UserRow; totp: string }> {
     const user = await account();
+    return { user, totp: await withTotpFor(user) };
+  }
+
+  /** Gives the account a confirmed authenticator app; answers its secret. */
+  async function withTotpFor(user: UserRow): Promise<string> {
     const totp = Secret.fromLatin1(randomUUID().slice(0, 20)).base32;
     const sealed = sealSecret(secret(), user.id, totp);
     await secondFactorsStore.putPendingTotp(db(), user.id, sealed, Date.now());
     await secondFactorsStore.confirmTotp(db(), user.id, sealed, Date.now());
-    return { user, totp };
+    return totp;
   }
 
   const check = (user: UserRow, code: string, now: number, method: "totp" | "recovery_code" = "totp") =>
@@ -169,6 +182,41 @@ describe.each([
       const login = await c.login(user.email, PASSWORD);
       expect(login.status).toBe(200);
       expect(login.json.next.url).toMatch(/^\/login\/second-factor/u);
+    });
+
+    it("caps wrong codes across the short blocks: after 100 in a row, even the right code waits", async () => {
+      const { user, totp } = await withTotp();
+      let now = Date.now();
+      let checked = 0;
+      // Five wrong codes a window, each window after the last block ended: what a patient guesser does.
+      while (checked < SECOND_FACTOR_FAILURES_MAX) {
+        for (let i = 0; i < LOCKOUT_THRESHOLD && checked < SECOND_FACTOR_FAILURES_MAX; i++, checked++) {
+          expect((await check(user, wrongCode(totp, now), now)).ok).toBe(false);
+        }
+        now += LOCKOUT_WINDOW_MS + 1;
+      }
+      expect(await check(user, totpCode(totp, now), now)).toEqual({ ok: false, refusal: "user_temporarily_blocked" });
+      expect(await auditCount(user.id, "lockout")).toBeGreaterThan(SECOND_FACTOR_FAILURES_MAX / LOCKOUT_THRESHOLD - 2);
+      // Support's reset starts over: a new app, a right code.
+      await resetFactors(db(), user, { brand: "default", origin: server.url }, now);
+      const again = await withTotpFor(user);
+      expect((await check(user, totpCode(again, now), now)).ok).toBe(true);
+    });
+
+    it("a right code starts the count across blocks again", async () => {
+      const { user, totp } = await withTotp();
+      let now = Date.now();
+      for (let i = 0; i < LOCKOUT_THRESHOLD - 1; i++) await check(user, wrongCode(totp, now), now);
+      now += PERIOD_MS;
+      expect((await check(user, totpCode(totp, now), now)).ok).toBe(true);
+      // Both counts are gone: the short one and the one across blocks.
+      expect(
+        await db()
+          .selectFrom("login_throttle")
+          .select("key")
+          .where("account_key", "=", codeFailuresKey(user.id))
+          .execute(),
+      ).toEqual([]);
     });
 
     it("spends a recovery code once when two requests bring it at once", async () => {

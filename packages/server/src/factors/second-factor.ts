@@ -1,4 +1,10 @@
-import { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, type SECOND_FACTOR_METHODS } from "@gatehouse/contract";
+import {
+  LOCKOUT_THRESHOLD,
+  LOCKOUT_WINDOW_MS,
+  SECOND_FACTOR_FAILURES_BLOCK_MS,
+  SECOND_FACTOR_FAILURES_MAX,
+  type SECOND_FACTOR_METHODS,
+} from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
 import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
@@ -28,10 +34,21 @@ export type CodeCheck =
  * LOCKOUT_THRESHOLD codes.
  */
 const RULE = { threshold: LOCKOUT_THRESHOLD, windowMs: LOCKOUT_WINDOW_MS } as const;
+/**
+ * The short blocks alone would let someone who has the password try about 480 codes a day, forever. So wrong codes
+ * are also counted across blocks (scope `factor_total`) until a right one: after SECOND_FACTOR_FAILURES_MAX in a row
+ * (NIST SP 800-63B §5.2.2), codes are refused for SECOND_FACTOR_FAILURES_BLOCK_MS or until support resets the factors.
+ */
+const TOTAL_RULE = { threshold: SECOND_FACTOR_FAILURES_MAX, windowMs: SECOND_FACTOR_FAILURES_BLOCK_MS } as const;
 
 function allowanceOf(userId: string): AllowanceKey {
   const key = codeFailuresKey(userId);
   return { scope: "second_factor", key, accountKey: key };
+}
+
+function totalOf(userId: string): AllowanceKey {
+  const key = codeFailuresKey(userId);
+  return { scope: "factor_total", key, accountKey: key };
 }
 
 /** Forgets the account's count of wrong codes (its deletion, an administrator's reset). */
@@ -64,6 +81,12 @@ export async function checkCode(
     counts(db).block("blocked_attempt");
     return { ok: false, refusal: "user_temporarily_blocked" };
   }
+  // Counted only for codes that are checked (a short block's refusals are not guesses).
+  const inAll = await throttleStore.claim(db, totalOf(user.id), now, TOTAL_RULE);
+  if (inAll > TOTAL_RULE.threshold) {
+    counts(db).block("blocked_attempt");
+    return { ok: false, refusal: "user_temporarily_blocked" };
+  }
   const accepted =
     input.method === "totp"
       ? await acceptTotp(
@@ -76,12 +99,23 @@ export async function checkCode(
       : await spendRecoveryCode(db, user.id, input.code, now);
   if (accepted) {
     await throttleStore.clear(db, allowance);
+    await throttleStore.clear(db, totalOf(user.id));
     if (input.method === "totp") return { ok: true, method: "totp" };
     const left = await secondFactorsStore.recoveryCodesLeft(db, user.id);
     return { ok: true, method: "recovery_code", recoveryCodesLeft: left };
   }
   const client = input.source?.client;
   const who = { userId: user.id, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+  if (inAll === TOTAL_RULE.threshold) {
+    const until = new Date(now + TOTAL_RULE.windowMs).toISOString();
+    await audit(
+      db,
+      "lockout",
+      { ...who, detail: `second-factor codes blocked until ${until} (${inAll} in a row)` },
+      now,
+    );
+    return { ok: false, refusal: "user_temporarily_blocked" };
+  }
   if (attempt < RULE.threshold) {
     await audit(db, "second_factor_failed", { ...who, detail: input.method }, now);
     return { ok: false, refusal: "second_factor_invalid" };

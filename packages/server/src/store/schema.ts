@@ -164,8 +164,11 @@ export interface FederationPendingTable {
   expires_at: number;
 }
 
-/** Issue #26: "second_factor" counts wrong second-factor codes per account, apart from its passwords. */
-export type AttemptScope = "account" | "device" | "second_factor";
+/**
+ * Issue #26: "second_factor" counts wrong second-factor codes per account, apart from its passwords; "factor_total"
+ * counts them across blocks, until a right one (the cap of NIST SP 800-63B §5.2.2).
+ */
+export type AttemptScope = "account" | "device" | "second_factor" | "factor_total";
 
 /** Password attempts of one allowance (docs/decisions.md "Sign-in throttling"); each scope its own key space. */
 export interface LoginThrottleTable {
