@@ -1,10 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Secret } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAtStandIn } from "../../../scripts/idp/sign-in.ts";
 import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.ts";
 import { createUser, disableUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
+import { sealSecret, totpCode } from "../src/factors/totp.ts";
+import { secondFactorsStore } from "../src/store/second-factors.ts";
 import { Client, expectErrorObject, startServer, type TestServer, tempDir } from "./harness.ts";
 import { standInProvidersFile } from "./idps.ts";
 import { freePort } from "./ports.ts";
@@ -264,6 +267,35 @@ describe("social sign-in: an address that belongs to an account", () => {
     // No return address: the landing page of this host (the development brands file's: the account page).
     expect(back.location.pathname).toBe("/profile/edit");
     expect((await again.get("/api/session")).json).toMatchObject({ Email: email });
+  });
+
+  it("links behind the password of an account with a second factor only once the factor is given (issue #26)", async () => {
+    const email = unique();
+    const user = await createUser(server.app.db, { email, password: "Correct-Horse-42" });
+    const secret = Secret.fromLatin1("a-twenty-byte-secret").base32;
+    const sealed = sealSecret(server.config.sessionSecret, user.id, secret);
+    await secondFactorsStore.putPendingTotp(server.app.db, user.id, sealed, Date.now());
+    await secondFactorsStore.confirmTotp(server.app.db, user.id, sealed, Date.now());
+    const client = await fresh();
+    await throughProvider(client, "google", { email });
+
+    const linking = await client.post("/api/account/social/link", { email, password: "Correct-Horse-42" });
+    expect(linking.json.next.url).toMatch(/^\/login\/second-factor/u);
+    // The password alone linked nothing and opened nothing.
+    expect(await identities(user.id)).toEqual([]);
+    expect((await client.get("/api/session")).status).toBe(204);
+
+    const code = totpCode(secret, Date.now());
+    const given = await client.post("/api/sign-in/second-factor", { method: "totp", code });
+    // The account owes its profile next (no country yet): the factor is given, so the identity is linked already.
+    expect(given.json.next).toEqual({ kind: "step", url: "/profile/edit?required_profile_update=true" });
+    expect((await identities(user.id)).map((row) => row.provider)).toEqual(["google"]);
+    const attempt = await server.app.db
+      .selectFrom("sign_in_attempts")
+      .select("amr")
+      .where("user_id", "=", user.id)
+      .executeTakeFirst();
+    expect(attempt?.amr.split(" ")).toEqual(expect.arrayContaining(["fed", "otp", "mfa"]));
   });
 
   it("never offers linking when the provider does not vouch for the address, or the account never confirmed it", async () => {

@@ -207,6 +207,38 @@ export function takePending(db: Db, sessionToken: string, now: number) {
   return federationStore.consumePending(db, browserKey(sessionToken), now);
 }
 
+/**
+ * Issue #26 (an attacker's review): linking a provider's identity behind the password of an account that has a second
+ * factor waits for that factor, or a password alone would add a way in. Once the attempt's second factor is given, the
+ * browser's pending link is made when it is this very sign-in's (the account's address, the attempt's provider);
+ * answers the provider linked, if any.
+ */
+export async function linkPendingAfterFactor(
+  db: Db,
+  sessionToken: string,
+  user: UserRow,
+  provider: string | null,
+  client: { ip: string; userAgent: string },
+  now: number,
+): Promise<string | undefined> {
+  const pending = await pendingOf(db, sessionToken, now);
+  if (pending?.kind !== "link" || pending.provider !== provider) return undefined;
+  if (normalizeEmail(pending.email) !== user.email_normalized) return undefined;
+  const taken = await takePending(db, sessionToken, now);
+  if (!taken) return undefined;
+  try {
+    const identity = { provider: taken.provider, subject: taken.subject, email: taken.email, linked_at: now };
+    await linkIdentity(db, user.id, identity);
+  } catch (error) {
+    // The provider's person became another account's meanwhile: nothing linked; the sign-in itself stands.
+    if (error instanceof IdentityTaken) return undefined;
+    throw error;
+  }
+  const context = { userId: user.id, ip: client.ip, userAgent: client.userAgent, detail: taken.provider };
+  await audit(db, "identity_linked", context, now);
+  return taken.provider;
+}
+
 /** The identities linked to an account (the profile's list of them). */
 export function identitiesOf(db: Db, userId: string) {
   return externalIdentitiesStore.listForUser(db, userId);

@@ -3,6 +3,7 @@ import { api, type ErrorPageCode, type NextStep, routeUrl } from "@gatehouse/con
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { normalizeEmail } from "../accounts/identifiers.ts";
 import { audit } from "../audit/audit.ts";
+import { factorsOf, hasSecondFactor } from "../factors/factors.ts";
 import {
   IdentityTaken,
   identitiesOf,
@@ -234,6 +235,18 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
         detail: "link",
       }),
     );
+    const answer = (next: NextStep) => ({
+      RequiredPasswordUpdate: proof.user.required_password_update === 1,
+      RequiredProfileUpdate: proof.user.required_profile_update === 1,
+      next,
+    });
+    if (hasSecondFactor(await factorsOf(db, proof.user.id))) {
+      // Issue #26: the password alone adds no way in to an account with a second factor. The sign-in owes the factor;
+      // the identity is linked once it is given (signin/attempt.ts), and the pending sign-in waits for it.
+      const owing = proofOf(proof.user, "social", pending.provider);
+      const destination = destinationOf(request, config, request.body.returnTo ?? pending.return_to);
+      return answer(await signInBrowser(app, db, config, { request, reply }, owing, destination));
+    }
     const taken = await takePending(db, request.session.token, now);
     if (!taken) throw new ApiError("social_invalid_authentication");
     try {
@@ -251,12 +264,7 @@ export async function federationRoutes(app: FastifyInstance, { services }: { ser
     await audit(db, "identity_linked", { ...auditContext(request, proof.user.id), detail: taken.provider });
     const linked = proofOf(proof.user, "social", taken.provider);
     const destination = destinationOf(request, config, request.body.returnTo ?? taken.return_to);
-    const next = await signInBrowser(app, db, config, { request, reply }, linked, destination);
-    return {
-      RequiredPasswordUpdate: proof.user.required_password_update === 1,
-      RequiredProfileUpdate: proof.user.required_profile_update === 1,
-      next,
-    };
+    return answer(await signInBrowser(app, db, config, { request, reply }, linked, destination));
   });
 
   mount(app, api.identities, async (request) => {

@@ -3,6 +3,7 @@ import { type NextStep, type OwedStep, SIGN_IN_ATTEMPT_TTL_MS } from "@gatehouse
 import { accountRefusal, owedStepOf } from "../accounts/account-status.ts";
 import { audit } from "../audit/audit.ts";
 import { type DeviceCookie, owesSecondFactor } from "../factors/remembered-browsers.ts";
+import { linkPendingAfterFactor } from "../federation/accounts.ts";
 import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
@@ -105,11 +106,17 @@ export async function stepDone(
   const destination = destinationOf(attempt);
   const owes = owedStepOf(user);
   if (owes) {
-    const moved = await signInAttemptsStore.advance(db, attempt.id, done, owes);
-    return moved ? { ok: true, next: nextStep(owes, destination, context) } : gone();
+    // The step's proof joins the attempt's (a second factor before a required password change: the session that
+    // opens after it still says `mfa`).
+    const amr = [...new Set([...(attempt.amr.split(" ") as Amr[]), ...added])].join(" ");
+    const moved = await signInAttemptsStore.advance(db, attempt.id, done, owes, amr);
+    if (!moved) return gone();
+    if (done === "second_factor") await linkAfterFactor(db, attempt, user, browser, now);
+    return { ok: true, next: nextStep(owes, destination, context) };
   }
   const taken = await signInAttemptsStore.take(db, attempt.id, done, now);
   if (!taken) return gone();
+  if (done === "second_factor") await linkAfterFactor(db, taken, user, browser, now);
   const proof: Proof = {
     user,
     method: taken.method,
@@ -117,6 +124,15 @@ export async function stepDone(
     ...(taken.idp ? { idp: taken.idp } : {}),
   };
   return finish(db, { user, proof, authTime: taken.auth_time }, browser, destination, context, now);
+}
+
+/**
+ * A provider's identity linked behind the password of an account with a second factor is linked only now, once the
+ * factor is given too (federation/accounts.ts linkPendingAfterFactor).
+ */
+async function linkAfterFactor(db: Db, attempt: SignInAttemptRow, user: UserRow, browser: Browser, now: number) {
+  if (attempt.method !== "social") return;
+  await linkPendingAfterFactor(db, browser.token, user, attempt.idp, browser.client, now);
 }
 
 const gone = (): SignInOutcome => ({ ok: false, refusal: { code: "not_authenticated" } });

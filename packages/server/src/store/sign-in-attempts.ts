@@ -30,10 +30,10 @@ export const signInAttemptsStore = {
    * Moves the attempt from the step it owed to the next one, only if it still owes `done` (two tabs finishing the
    * same step: one moves it on); false otherwise.
    */
-  advance: async (db: Db, id: string, done: OwedStep, next: OwedStep): Promise<boolean> => {
+  advance: async (db: Db, id: string, done: OwedStep, next: OwedStep, amr?: string): Promise<boolean> => {
     const result = await db
       .updateTable("sign_in_attempts")
-      .set({ owes: next })
+      .set(amr === undefined ? { owes: next } : { owes: next, amr })
       .where("id", "=", id)
       .where("owes", "=", done)
       .executeTakeFirst();
