@@ -22,7 +22,11 @@ export type AuditEvent =
   | "profile_updated"
   | "deletion_requested"
   | "account_deleted"
-  | "admin";
+  | "admin"
+  /** Issue #26: a passkey added or removed; one refused for a signature counter that did not move (a clone?). */
+  | "passkey_added"
+  | "passkey_removed"
+  | "passkey_refused";
 
 export interface AuditContext {
   userId?: string | null;
