@@ -524,7 +524,7 @@ export const api = {
     path: "/account/passkeys/{id}",
     params: s.PasskeyParams,
     answer: s.Empty,
-    statuses: [200, 404],
+    statuses: [200, 400, 404],
     session: "required",
     fresh: true,
     rateLimit: "factors",

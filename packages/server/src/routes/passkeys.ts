@@ -21,10 +21,9 @@ import { destinationOf, nextContextOf, signInBrowser } from "../http/sign-in.ts"
 import type { Services } from "../services.ts";
 import { stepDone } from "../signin/attempt.ts";
 import { proofOf } from "../signin/proofs.ts";
-import type { SessionWithUser } from "../store/sessions.ts";
 
 /** The signed-in session of an account call (the mount's session rule let only those through). */
-function sessionOf(request: FastifyRequest): SessionWithUser {
+function sessionOf(request: FastifyRequest): NonNullable<FastifyRequest["session"]["user"]> {
   const session = request.session.user;
   if (!session) throw new ApiError("not_authenticated");
   return session;
