@@ -10,6 +10,7 @@ import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { sweepRememberedBrowsers } from "./factors/remembered-browsers.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
@@ -29,6 +30,7 @@ import { providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { discourseRoutes } from "./routes/discourse.ts";
+import { factorRoutes } from "./routes/factors.ts";
 import { federationRoutes } from "./routes/federation.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
@@ -157,7 +159,7 @@ export async function buildApp(
 
   await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { ready: () => ping(db) });
-  await app.register(sessionRoutes, { config });
+  await app.register(sessionRoutes, { config, db });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });
   await app.register(passkeyRoutes, { services });
@@ -176,6 +178,7 @@ export async function buildApp(
   await app.register(trialRoutes, { services });
   await app.register(passwordRoutes, { services });
   await app.register(profileRoutes, { services });
+  await app.register(factorRoutes, { services });
   await app.register(serviceLoginRoutes, { services });
   await app.register(legacyRoutes, { services });
   await app.register(sessionLinkRoutes, { services });
@@ -210,6 +213,7 @@ export async function buildApp(
       federationStore.deleteExpired(db, now),
       signInAttemptsStore.deleteExpired(db, now),
       discourseNoncesStore.deleteExpired(db, now),
+      sweepRememberedBrowsers(db, now),
       jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
     ]).catch((err) => logFailure(app.log, err, "sweep failed"));
   }, SWEEP_EVERY_MS);

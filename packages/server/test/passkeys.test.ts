@@ -85,11 +85,19 @@ describe.each([
     const added = await c.post("/api/account/passkeys", { response: authenticator.create(options) });
     expect(added.status).toBe(200);
     expect(added.json.passkey).toMatchObject({ name: "Chrome on Linux", lastUsedAt: null, backedUp: false });
+    // The account's first second factor comes with its recovery codes, shown once; the next passkey with none.
+    expect(added.json.recoveryCodes).toHaveLength(10);
+    const mailed = await fx.smtp.waitFor("pk-alone@example.com");
+    expect(mailed.text).toMatch(/passkey/iu);
     expect(await factorsOf(db(), (await userOf("pk-alone@example.com")).id)).toMatchObject({ passkeys: 1 });
 
     // A second registration of the same account excludes the first passkey.
     const again = PasskeyCreationOptions.parse((await c.post("/api/account/passkeys/options")).json);
     expect(again.excludeCredentials?.map((d) => d.id)).toEqual([added.json.passkey.id]);
+    const second = await c.post("/api/account/passkeys", { response: new SoftAuthenticator(ORIGIN).create(again) });
+    expect(second.status).toBe(200);
+    expect(second.json.recoveryCodes).toBeUndefined();
+    expect((await c.get("/api/account/security")).json.passkeys).toHaveLength(2);
 
     const visitor = await client();
     const usernameless = PasskeyRequestOptions.parse((await visitor.post("/api/sign-in/passkey/options", {})).json);
@@ -110,7 +118,7 @@ describe.each([
       .executeTakeFirstOrThrow();
     expect(session.auth_method).toBe("passkey");
     expect(session.amr?.split(" ")).toEqual(expect.arrayContaining(["hwk", "user", "mfa"]));
-    const row = await db().selectFrom("passkeys").selectAll().executeTakeFirstOrThrow();
+    const row = await db().selectFrom("passkeys").selectAll().where("id", "=", assertion.id).executeTakeFirstOrThrow();
     expect(row.last_used_at).not.toBeNull();
     expect(Number(row.counter)).toBe(1);
   });

@@ -85,12 +85,15 @@ export const api = {
     fresh: true,
     rateLimit: "factors",
   }),
-  /** Issue #26: a new set of recovery codes (the previous set stops working). */
+  /**
+   * Issue #26: a new set of recovery codes (the previous set stops working); 400 invalid_request for an account
+   * without a second factor (codes are the way back to a factor, not a factor).
+   */
   recoveryCodes: defineEndpoint({
     method: "POST",
     path: "/account/recovery-codes",
     answer: s.RecoveryCodesAnswer,
-    statuses: [200, 409],
+    statuses: [200, 400],
     session: "required",
     fresh: true,
     rateLimit: "factors",

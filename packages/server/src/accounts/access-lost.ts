@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.ts";
+import { secondFactorsStore } from "../store/second-factors.ts";
 
 /**
  * Account changes after which whoever held the account before must be shut out everywhere, whether or not a
@@ -39,6 +40,9 @@ export async function loseAccess<T>(
 ): Promise<T> {
   const set = [...(hooks.get(db) ?? [])];
   const result = await db.transaction().execute(async (trx) => {
+    // Issue #26: no browser stays remembered past the credential it was remembered under (a password change or
+    // reset, a disabled or deleted account): the next sign-in anywhere asks for the second factor again.
+    await secondFactorsStore.forgetBrowsers(trx, loss.userId);
     for (const hook of set) await hook.record(trx, loss.userId, loss.kind, loss.now);
     return change(trx);
   });

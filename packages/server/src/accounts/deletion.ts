@@ -17,6 +17,7 @@ import { auditStore } from "../store/audit.ts";
 import { captchasStore } from "../store/captchas.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
+import { secondFactorsStore } from "../store/second-factors.ts";
 import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
@@ -79,6 +80,8 @@ export async function deleteAccount(
   const ended = await loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
     await auditStore.anonymizeUser(trx, user.id);
     await forgetAddress(trx, user.email_normalized);
+    // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes.
+    await secondFactorsStore.deleteAllOf(trx, user.id);
     // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.
     const sessions = await sessionsStore.deleteForUser(trx, user.id);
     await usersStore.delete(trx, user.id);

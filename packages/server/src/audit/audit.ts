@@ -22,11 +22,16 @@ export type AuditEvent =
   | "profile_updated"
   | "deletion_requested"
   | "account_deleted"
-  | "admin"
-  /** Issue #26: a passkey added or removed; one refused for a signature counter that did not move (a clone?). */
-  | "passkey_added"
-  | "passkey_removed"
-  | "passkey_refused";
+  /** Issue #26: second factors added, removed, used wrongly; recovery codes made or used; a step-up proof. */
+  | "second_factor_added"
+  | "second_factor_removed"
+  | "second_factor_failed"
+  | "recovery_codes_created"
+  | "recovery_code_used"
+  | "reauthenticated"
+  /** Issue #26: a passkey refused for a signature counter that did not move forward (a cloned authenticator?). */
+  | "passkey_refused"
+  | "admin";
 
 export interface AuditContext {
   userId?: string | null;

@@ -17,12 +17,17 @@ import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import type { z } from "zod/mini";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";
+import type { MailSite } from "../mail/links.ts";
 import { isLoopbackHost, siteOf, siteOrigins } from "../settings/sites.ts";
 import type { Db } from "../store/db.ts";
 import { passkeysStore } from "../store/passkeys.ts";
 import type { PasskeyRow, UserRow } from "../store/schema.ts";
+import { secondFactorsStore } from "../store/second-factors.ts";
 import { usersStore } from "../store/users.ts";
 import { factorsOf, hasSecondFactor } from "./factors.ts";
+import { notifyFactorChange } from "./notify.ts";
+import { newRecoveryCodes } from "./recovery-codes.ts";
+import { forgetBrowsers } from "./remembered-browsers.ts";
 
 /**
  * Passkeys (issue #26, WebAuthn Level 3 with @simplewebauthn/server): the relying-party id of each brand host, the
@@ -140,7 +145,13 @@ export async function registrationOptions(
 }
 
 /** A registration's outcome: the new passkey, and whether it is the account's first second factor. */
-export type Registered = { ok: true; passkey: PasskeyRow; first: boolean } | { ok: false };
+export type Registered = { ok: true; passkey: PasskeyRow; recoveryCodes?: string[] } | { ok: false };
+
+/** Who acts, from where, and where their mail links to. */
+export interface PasskeyActor {
+  client: { ip: string; userAgent: string };
+  site: MailSite;
+}
 
 /**
  * Verifies a creation against this browser's challenge (single-use), the expected origins and RP ID, and user
@@ -150,6 +161,7 @@ export async function registerPasskey(
   db: Db,
   config: Config,
   ceremony: { browserToken: string; rpId: string; userId: string; name: string; response: RegistrationResponse },
+  actor: PasskeyActor,
   now = Date.now(),
 ): Promise<Registered> {
   const { rpId, userId, response } = ceremony;
@@ -169,7 +181,8 @@ export async function registerPasskey(
   } catch {
     return { ok: false };
   }
-  const first = !hasSecondFactor(await factorsOf(db, userId));
+  const user = await usersStore.findById(db, userId);
+  if (!user) return { ok: false };
   const row: Omit<PasskeyRow, "last_used_at"> = {
     id: info.credential.id,
     user_id: userId,
@@ -182,9 +195,21 @@ export async function registerPasskey(
     name: ceremony.name,
     created_at: now,
   };
-  if (!(await passkeysStore.insert(db, row))) return { ok: false };
-  await audit(db, "passkey_added", { userId, detail: ceremony.name }, now);
-  return { ok: true, passkey: { ...row, last_used_at: null }, first };
+  const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
+  const kept = await db.transaction().execute(async (trx) => {
+    const hadFactor = hasSecondFactor(await factorsOf(trx, userId));
+    // A credential registered already (to this account or another) is refused, not moved.
+    if (!(await passkeysStore.insert(trx, row))) return undefined;
+    // The account's first second factor comes with its recovery codes, shown once (as the authenticator app's).
+    const recoveryCodes = hadFactor ? undefined : await newRecoveryCodes(trx, userId, now);
+    await notifyFactorChange(trx, user, { kind: "added", factor: "passkey" }, actor.site, now);
+    await audit(trx, "second_factor_added", { ...who, detail: `passkey: ${ceremony.name}` }, now);
+    if (recoveryCodes) await audit(trx, "recovery_codes_created", who, now);
+    return { recoveryCodes };
+  });
+  if (!kept) return { ok: false };
+  const passkey = { ...row, last_used_at: null };
+  return kept.recoveryCodes ? { ok: true, passkey, recoveryCodes: kept.recoveryCodes } : { ok: true, passkey };
 }
 
 /**
@@ -279,19 +304,29 @@ export async function renamePasskey(
 
 /**
  * Removes a passkey; without a second factor left, the recovery codes and remembered browsers go too (they fall back
- * to a factor the account no longer has). Answers whether it removed one and whether it was the last factor.
+ * to a factor the account no longer has), as the authenticator app's removal does; the person is mailed.
  */
 export async function removePasskey(
   db: Db,
   userId: string,
   id: string,
+  actor: PasskeyActor,
   now = Date.now(),
-): Promise<{ removed: boolean; last: boolean }> {
-  if (!(await passkeysStore.remove(db, userId, id))) return { removed: false, last: false };
-  const last = !hasSecondFactor(await factorsOf(db, userId));
-  if (last) await passkeysStore.removeFallbacks(db, userId);
-  await audit(db, "passkey_removed", { userId, detail: last ? "the last second factor" : null }, now);
-  return { removed: true, last };
+): Promise<boolean> {
+  const user = await usersStore.findById(db, userId);
+  if (!user) return false;
+  return db.transaction().execute(async (trx) => {
+    if (!(await passkeysStore.remove(trx, userId, id))) return false;
+    const lastFactor = !hasSecondFactor(await factorsOf(trx, userId));
+    if (lastFactor) {
+      await secondFactorsStore.deleteRecoveryCodes(trx, userId);
+      await forgetBrowsers(trx, userId);
+    }
+    await notifyFactorChange(trx, user, { kind: "removed", factor: "passkey", lastFactor }, actor.site, now);
+    const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
+    await audit(trx, "second_factor_removed", { ...who, detail: "passkey" }, now);
+    return true;
+  });
 }
 
 /**

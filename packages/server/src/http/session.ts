@@ -8,7 +8,7 @@ import type {
   RouteOptions,
 } from "fastify";
 import fp from "fastify-plugin";
-import { issueDeviceCookie } from "../accounts/device-cookies.ts";
+import { issueDeviceCookie, trustedDevice } from "../accounts/device-cookies.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../events/sessions-ended.ts";
@@ -192,28 +192,37 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
   /**
    * A proof of the account was given in this browser (a sign-in, finished or owing a step): the browser is trusted
    * for that account from now on with a fresh device cookie, and keeps its own allowance of wrong passwords
-   * (docs/decisions.md "Sign-in throttling").
+   * (docs/decisions.md "Sign-in throttling"). A browser that already holds a good cookie for the account keeps its
+   * device id (issue #26: a remembered browser stays remembered across sign-ins). Answers the device id.
    */
-  app.decorate("trustBrowser", (reply: FastifyReply, address: string) => {
+  app.decorate("trustBrowser", (reply: FastifyReply, address: string, request?: FastifyRequest): string => {
+    const presented = request?.cookies[deviceCookie];
+    const kept = presented ? trustedDevice(config.sessionSecret, presented, address) : undefined;
+    const cookie = issueDeviceCookie(config.sessionSecret, address, Date.now(), kept);
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
-    reply.setCookie(deviceCookie, issueDeviceCookie(config.sessionSecret, address), {
+    reply.setCookie(deviceCookie, cookie, {
       path: "/",
       httpOnly: true,
       sameSite: "strict",
       secure,
       maxAge: DEVICE_TRUST_MS / 1000,
     });
+    return cookie.split(".")[1] as string;
   });
 
-  /** The browser a sign-in happens in (signin/attempt.ts): its cookie's token, its signed-in session, its client. */
-  app.decorate(
-    "browserOf",
-    async (request: FastifyRequest): Promise<Browser> => ({
+  /**
+   * The browser a sign-in happens in (signin/attempt.ts): its cookie's token, its signed-in session, its client, and
+   * its device cookie (checked against the account by the core: issue #26's remembered browsers).
+   */
+  app.decorate("browserOf", async (request: FastifyRequest): Promise<Browser> => {
+    const cookie = request.cookies[deviceCookie];
+    return {
       token: request.session.token,
       signedIn: await signedInToken(request),
       client: clientMeta(request),
-    }),
-  );
+      ...(cookie ? { device: { cookie, secret: config.sessionSecret } } : {}),
+    };
+  });
 
   /** The browser's unfinished sign-in (issue #24), bound to its cookie's token. */
   app.decorate("attemptOf", (request: FastifyRequest) => findAttempt(db, request.session.token));
@@ -272,7 +281,7 @@ declare module "fastify" {
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, signedInNow?: boolean): void;
-    trustBrowser(reply: FastifyReply, address: string): void;
+    trustBrowser(reply: FastifyReply, address: string, request?: FastifyRequest): string;
     signedInToken(request: FastifyRequest): Promise<string | undefined>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }

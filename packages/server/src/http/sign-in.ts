@@ -5,7 +5,7 @@ import { tokenOrigins } from "../settings/clients.ts";
 import { originOfHost, siteOf } from "../settings/sites.ts";
 import { signIn, stepDone } from "../signin/attempt.ts";
 import type { Destination, NextContext } from "../signin/next.ts";
-import type { Proof, Verified } from "../signin/proofs.ts";
+import type { Amr, Proof, Verified } from "../signin/proofs.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { requestBrand } from "./client.ts";
@@ -82,7 +82,7 @@ export async function signInBrowser(
   const outcome = await signIn(db, proof, await app.browserOf(request), destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
   if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
-  app.trustBrowser(reply, proof.user.email_normalized);
+  app.trustBrowser(reply, proof.user.email_normalized, request);
   return outcome.next;
 }
 
@@ -97,12 +97,13 @@ export async function afterStep(
   exchange: { request: FastifyRequest; reply: FastifyReply },
   done: OwedStep,
   user: UserRow,
+  added: readonly Amr[] = [],
 ): Promise<{ next?: NextStep }> {
   const { request, reply } = exchange;
   const attempt = request.attempt;
   if (!attempt) return {};
   const browser = await app.browserOf(request);
-  const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config));
+  const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config), Date.now(), added);
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
   if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
   return { next: outcome.next };

@@ -8,5 +8,10 @@ export const MAIL_KINDS = [
   "password_add",
   "deletion_request",
   "account_deleted",
+  /** Issue #26: a second factor was added, removed, a recovery code used, or an administrator reset them all. */
+  "second_factor_added",
+  "second_factor_removed",
+  "recovery_code_used",
+  "second_factors_reset",
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];

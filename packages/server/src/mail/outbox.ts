@@ -8,7 +8,7 @@ import type { UserRow } from "../store/schema.ts";
 import type { Recipient } from "./greeting.ts";
 import type { MailKind } from "./kinds.ts";
 import { type MailSite, mailLanguage, mailLink } from "./links.ts";
-import { type RenderedMail, renderMail } from "./render.ts";
+import { type MailVars, type RenderedMail, renderMail } from "./render.ts";
 
 /**
  * Puts a message in the outbox. Call it inside the transaction that makes the change the mail tells of, so
@@ -62,6 +62,7 @@ export async function queueUserMail(
   path: string,
   site: MailSite,
   now = Date.now(),
+  vars?: MailVars,
 ): Promise<string> {
   const language = mailLanguage(site, user.language);
   const mail = renderMail({
@@ -70,6 +71,7 @@ export async function queueUserMail(
     site,
     link: mailLink(site, path, language),
     recipient: recipientOf(user),
+    ...(vars ? { vars } : {}),
   });
   return queueMail(db, { userId: user.id, to: user.email, kind, ...mail }, now);
 }

@@ -49,7 +49,14 @@ export interface MailInput {
   /** The one link the mail is about (activation, reset …), on the site (`mailLink`). */
   link: string;
   recipient: Recipient;
+  /**
+   * Words of this one mail (issue #26: which factor, how many codes are left): a value as it is, or `{ key }`, a
+   * catalog key said in the mail's language. A body must not start with one (the casing rule reads its first letter).
+   */
+  vars?: MailVars;
 }
+
+export type MailVars = Readonly<Record<string, string | { key: string }>>;
 
 /**
  * Renders a mail in HTML and plain text from the catalogs, in the brand's colours, with its name, logo and legal
@@ -61,7 +68,11 @@ export function renderMail(input: MailInput): RenderedMail {
   const brand = BRANDS[input.site.brand];
   const t = words(language);
   const k = `mail.${input.kind}`;
-  const brandVars = { brand: brand.name };
+  const said = Object.entries(input.vars ?? {}).map(([name, value]) => [
+    name,
+    typeof value === "string" ? value : t(value.key),
+  ]);
+  const brandVars = { ...Object.fromEntries(said), brand: brand.name };
   // Notices (password changed, account deleted) have no fallback link or expiry: those parts are left out.
   const part = (name: string, html: boolean) =>
     lookup(english, `${k}.${name}`) === undefined ? undefined : t(`${k}.${name}`, brandVars, html);

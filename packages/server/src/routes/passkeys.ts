@@ -13,7 +13,7 @@ import {
   verifyAssertion,
 } from "../factors/passkeys.ts";
 import { refreshSession } from "../factors/step-up.ts";
-import { requestBrand } from "../http/client.ts";
+import { requestBrand, requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { clientMeta } from "../http/session.ts";
@@ -32,6 +32,7 @@ function sessionOf(request: FastifyRequest): NonNullable<FastifyRequest["session
 /** Passkeys (issue #26): the account's list (managed here), and sign-in, second factor and step-up with one. */
 export async function passkeyRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
+  const actorOf = (request: FastifyRequest) => ({ client: clientMeta(request), site: requestSite(request, config) });
 
   mount(app, api.passkeyRegistrationOptions, async (request) => {
     const session = sessionOf(request);
@@ -49,13 +50,18 @@ export async function passkeyRoutes(app: FastifyInstance, { services }: { servic
 
   mount(app, api.passkeyRegister, async (request, reply) => {
     const session = sessionOf(request);
-    const registered = await registerPasskey(db, config, {
-      browserToken: request.session.token,
-      rpId: rpIdOf(config, request.hostname),
-      userId: session.user_id,
-      name: request.body.name ?? defaultPasskeyName(clientMeta(request).userAgent),
-      response: request.body.response,
-    });
+    const registered = await registerPasskey(
+      db,
+      config,
+      {
+        browserToken: request.session.token,
+        rpId: rpIdOf(config, request.hostname),
+        userId: session.user_id,
+        name: request.body.name ?? defaultPasskeyName(clientMeta(request).userAgent),
+        response: request.body.response,
+      },
+      actorOf(request),
+    );
     if (!registered.ok) throw new ApiError("passkey_invalid");
     // Confirming a passkey is a proof of it in this session (a later step-up within STEP_UP_MS needs no other).
     await refreshSession(db, session, [
@@ -64,7 +70,8 @@ export async function passkeyRoutes(app: FastifyInstance, { services }: { servic
       "mfa",
     ]);
     reply.header("cache-control", "no-store");
-    return { passkey: summaryOf(registered.passkey) };
+    const { recoveryCodes } = registered;
+    return { passkey: summaryOf(registered.passkey), ...(recoveryCodes ? { recoveryCodes } : {}) };
   });
 
   mount(app, api.passkeyRename, async (request) => {
@@ -74,7 +81,7 @@ export async function passkeyRoutes(app: FastifyInstance, { services }: { servic
   });
 
   mount(app, api.passkeyRemove, async (request) => {
-    const { removed } = await removePasskey(db, sessionOf(request).user_id, request.params.id);
+    const removed = await removePasskey(db, sessionOf(request).user_id, request.params.id, actorOf(request));
     if (!removed) throw new ApiError("not_found");
     return {};
   });

@@ -1,10 +1,12 @@
 import { api } from "@gatehouse/contract";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.ts";
+import { factorsOf } from "../factors/factors.ts";
 import { visitorCountry } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { nextContextOf } from "../http/sign-in.ts";
+import type { Services } from "../services.ts";
 import { isLinkedBrandHost } from "../settings/sites.ts";
 import { attemptNext } from "../signin/attempt.ts";
 
@@ -12,7 +14,7 @@ import { attemptNext } from "../signin/attempt.ts";
  * GET /api/session (spec §7): the signed-in user, or 204 No Content for a visitor; both carry X-CSRF-Token.
  * A visitor is the normal case, not an error: a 401 here would log an error in every visitor's console.
  */
-export async function sessionRoutes(app: FastifyInstance, { config }: { config: Config }) {
+export async function sessionRoutes(app: FastifyInstance, { config, db }: { config: Config; db: Services["db"] }) {
   // The hottest route: its answer is a few hundred bytes, under the compression threshold for every real account
   // (docs/decisions.md "Compressed answers"), so it skips the compression hooks rather than paying them to decide
   // so on every call (measured: 3 µs of a 60 µs request).
@@ -43,6 +45,12 @@ export async function sessionRoutes(app: FastifyInstance, { config }: { config: 
   mount(app, api.signInAttempt, async (request) => {
     const attempt = await app.attemptOf(request);
     if (!attempt) throw new ApiError("not_found");
-    return { owes: attempt.owes, next: attemptNext(attempt, nextContextOf(request, config)) };
+    const next = attemptNext(attempt, nextContextOf(request, config));
+    if (attempt.owes !== "second_factor") return { owes: attempt.owes, next };
+    // Issue #26: the kinds of second factor the account has, so the screen offers those (never which ones exist
+    // for anyone else: the attempt is this browser's, after its proof).
+    const factors = await factorsOf(db, attempt.user_id);
+    const kinds = { totp: factors.totp, passkeys: factors.passkeys > 0, recoveryCodes: factors.recoveryCodesLeft > 0 };
+    return { owes: attempt.owes, next, factors: kinds };
   });
 }

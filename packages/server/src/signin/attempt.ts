@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { type NextStep, type OwedStep, SIGN_IN_ATTEMPT_TTL_MS } from "@gatehouse/contract";
 import { accountRefusal, owedStepOf } from "../accounts/account-status.ts";
 import { audit } from "../audit/audit.ts";
+import { type DeviceCookie, owesSecondFactor } from "../factors/remembered-browsers.ts";
 import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
@@ -16,6 +17,8 @@ export interface Browser {
   /** The token of its signed-in session, when it has one: a finished sign-in replaces it (ASVS 7.2.4). */
   signedIn?: string | undefined;
   client: ClientMeta;
+  /** Its device cookie (accounts/device-cookies.ts), when it has one: a remembered browser skips the second factor. */
+  device?: DeviceCookie | undefined;
 }
 
 /** A sign-in's outcome: where the person goes next, and the new session's token once the sign-in is finished. */
@@ -44,7 +47,8 @@ export async function signIn(
     await audit(db, "sign_in_failed", { ...auditOf(user, browser), method: proof.method, detail }, now);
     return { ok: false, refusal: { code: refusal } };
   }
-  const owes = owedStepOf(user);
+  // Issue #26: an account with a second factor owes it first, before any other step and before any session opens.
+  const owes = (await owesSecondFactor(db, user, proof.amr, browser.device, now)) ? "second_factor" : owedStepOf(user);
   if (!owes) {
     // A finished sign-in leaves no earlier unfinished one behind in this browser.
     await signInAttemptsStore.delete(db, attemptId(browser.token));

@@ -54,12 +54,6 @@ export const passkeysStore = {
     return Number(result.numUpdatedRows) === 1;
   },
 
-  /** Without a second factor left, its fallbacks go too: the recovery codes and the remembered browsers. */
-  removeFallbacks: async (db: Db, userId: string): Promise<void> => {
-    await db.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
-    await db.deleteFrom("remembered_browsers").where("user_id", "=", userId).execute();
-  },
-
   /** One pending ceremony per browser and purpose: a new one replaces the previous. */
   putChallenge: async (db: Db, row: WebauthnChallengeRow): Promise<void> => {
     await db

@@ -164,7 +164,8 @@ export interface FederationPendingTable {
   expires_at: number;
 }
 
-export type AttemptScope = "account" | "device";
+/** Issue #26: "second_factor" counts wrong second-factor codes per account, apart from its passwords. */
+export type AttemptScope = "account" | "device" | "second_factor";
 
 /** Password attempts of one allowance (docs/decisions.md "Sign-in throttling"); each scope its own key space. */
 export interface LoginThrottleTable {

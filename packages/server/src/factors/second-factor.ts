@@ -1,0 +1,112 @@
+import { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, type SECOND_FACTOR_METHODS } from "@gatehouse/contract";
+import { audit } from "../audit/audit.ts";
+import { counts } from "../metrics/counts.ts";
+import type { Db } from "../store/db.ts";
+import type { UserRow } from "../store/schema.ts";
+import { codeFailuresKey, secondFactorsStore } from "../store/second-factors.ts";
+import { type AllowanceKey, throttleStore } from "../store/throttle.ts";
+import { spendRecoveryCode } from "./recovery-codes.ts";
+import { matchingStep, openSecret } from "./totp.ts";
+
+export type SecondFactorMethod = (typeof SECOND_FACTOR_METHODS)[number];
+
+/** Where a code was given from, for the audit trail. */
+export interface CodeSource {
+  client?: { ip: string; userAgent: string };
+}
+
+export type CodeCheck =
+  | { ok: true; method: SecondFactorMethod; recoveryCodesLeft?: number }
+  | { ok: false; refusal: "second_factor_invalid" | "user_temporarily_blocked" };
+
+/**
+ * Wrong second-factor codes are throttled per account like passwords (ASVS 6.3.1 / NIST SP 800-63B §5.2.2: six
+ * digits are a small space), in their own allowance (scope `second_factor`, keyed by the user id): never mixed with
+ * the password's, so a stranger's wrong passwords do not block the owner's codes, and an attacker who has the
+ * password gets LOCKOUT_THRESHOLD guesses per LOCKOUT_WINDOW_MS, not more. The same atomic counter as passwords
+ * (store/throttle.ts `claim`): the attempt is counted before the code is checked, so a burst checks at most
+ * LOCKOUT_THRESHOLD codes.
+ */
+const RULE = { threshold: LOCKOUT_THRESHOLD, windowMs: LOCKOUT_WINDOW_MS } as const;
+
+function allowanceOf(userId: string): AllowanceKey {
+  const key = codeFailuresKey(userId);
+  return { scope: "second_factor", key, accountKey: key };
+}
+
+/** Forgets the account's count of wrong codes (its deletion, an administrator's reset). */
+export async function clearCodeFailures(db: Db, userId: string): Promise<void> {
+  await throttleStore.clearAccount(db, allowanceOf(userId).accountKey);
+}
+
+/**
+ * Checks a second factor's code of the account: an authenticator app's (its time step accepted once: RFC 6238 §5.2,
+ * no replay within the window) or a recovery code (spent once). A wrong, used or replayed code gets the same
+ * answer, after the same work (the secret opened, the database asked once).
+ */
+export async function checkCode(
+  db: Db,
+  input: {
+    user: UserRow;
+    method: SecondFactorMethod;
+    code: string;
+    sessionSecret: string;
+    source?: CodeSource;
+    /** The code confirms a pending authenticator app (Turn on); otherwise only a confirmed one counts. */
+    pending?: boolean;
+  },
+  now = Date.now(),
+): Promise<CodeCheck> {
+  const { user } = input;
+  const allowance = allowanceOf(user.id);
+  const attempt = await throttleStore.claim(db, allowance, now, RULE);
+  if (attempt > RULE.threshold) {
+    counts(db).block("blocked_attempt");
+    return { ok: false, refusal: "user_temporarily_blocked" };
+  }
+  const accepted =
+    input.method === "totp"
+      ? await acceptTotp(
+          db,
+          user.id,
+          input.code,
+          { sessionSecret: input.sessionSecret, pending: input.pending === true },
+          now,
+        )
+      : await spendRecoveryCode(db, user.id, input.code, now);
+  if (accepted) {
+    await throttleStore.clear(db, allowance);
+    if (input.method === "totp") return { ok: true, method: "totp" };
+    const left = await secondFactorsStore.recoveryCodesLeft(db, user.id);
+    return { ok: true, method: "recovery_code", recoveryCodesLeft: left };
+  }
+  const client = input.source?.client;
+  const who = { userId: user.id, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+  if (attempt < RULE.threshold) {
+    await audit(db, "second_factor_failed", { ...who, detail: input.method }, now);
+    return { ok: false, refusal: "second_factor_invalid" };
+  }
+  const until = new Date(now + RULE.windowMs).toISOString();
+  await audit(db, "lockout", { ...who, detail: `second-factor codes blocked until ${until}` }, now);
+  return { ok: false, refusal: "user_temporarily_blocked" };
+}
+
+/**
+ * An authenticator code of the account's app, confirmed or pending (the confirmation's code is one too): the step it
+ * matches must be later than the last accepted one, settled by one conditional update (two requests with one code:
+ * one wins; a code of an earlier step after a later one: refused).
+ */
+export async function acceptTotp(
+  db: Db,
+  userId: string,
+  code: string,
+  options: { sessionSecret: string; pending: boolean },
+  now = Date.now(),
+): Promise<boolean> {
+  const row = await secondFactorsStore.findTotp(db, userId);
+  const usable = row !== undefined && (row.confirmed_at === null) === options.pending;
+  const secret = usable ? openSecret(options.sessionSecret, userId, row.secret_sealed) : undefined;
+  if (!secret) return false;
+  const step = matchingStep(secret, code, now);
+  return step !== null && (await secondFactorsStore.acceptStep(db, userId, step));
+}
