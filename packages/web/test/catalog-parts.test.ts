@@ -21,6 +21,9 @@ function firstPartSources(): string[] {
     "studio",
     "trial",
     "forum",
+    // Issue #26: the second-factor screen, and the step-up dialog the frame loads only when a call needs it.
+    "second-factor",
+    "step-up",
   ];
   const files: string[] = [];
   const walk = (dir: string) => {

@@ -332,7 +332,8 @@ export const StudioAccountAnswer = z.object({ name: z.string(), email: z.string(
  * Issue #26: a second factor's code as typed: an authenticator app's six digits or a recovery code (spaces and
  * hyphens are the person's; the server drops them before it compares).
  */
-const factorCode = z.string().check(z.minLength(1, { error: "validation.code.required" }), z.maxLength(64));
+// An empty field is "Required field." (validation.code.required speaks of a link's missing code).
+const factorCode = z.string().check(z.minLength(1, { error: "validation.required" }), z.maxLength(64));
 export const SECOND_FACTOR_METHODS = ["totp", "recovery_code"] as const;
 
 /** Issue #26: one passkey of the account, as the security section lists it. */

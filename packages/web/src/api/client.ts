@@ -13,7 +13,14 @@ import { ApiError, NetworkError, ServerError, UnexpectedAnswerError } from "./er
  * consent first, issue #10): thrown to the caller. Any other
  * 403 means the session or its CSRF token went stale, and the page reloads to get fresh ones.
  */
-const HANDLED_FORBIDDEN = new Set(["user_not_active", "user_disabled", "consent_required", "studio_token_mismatch"]);
+const HANDLED_FORBIDDEN = new Set([
+  "user_not_active",
+  "user_disabled",
+  "consent_required",
+  "studio_token_mismatch",
+  // Issue #26: the step-up (ApiClientOptions.stepUp) asks for a fresh proof, then the call goes again.
+  "reauthentication_required",
+]);
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -25,6 +32,12 @@ export interface ApiClientOptions {
   reload?: () => void;
   report?: (error: Error) => void;
   online?: () => boolean;
+  /**
+   * Issue #26 step-up: a call answered 403 reauthentication_required asks the person to confirm it's them (the
+   * app's dialog); true when a fresh proof was given, and the call then goes once more. Absent or false: the
+   * ApiError reaches the screen as usual.
+   */
+  stepUp?: () => Promise<boolean>;
 }
 
 export interface CallOptions<E> {
@@ -49,6 +62,17 @@ export function createApiClient(options: ApiClientOptions) {
   let csrf: string | undefined;
 
   async function call<E extends Endpoint>(endpoint: E, callOptions: CallOptions<E> = {}): Promise<AnswerOf<E>> {
+    try {
+      return await send(endpoint, callOptions);
+    } catch (error) {
+      // One retry only: a proof that the server still finds stale again is the screen's to show, not a loop.
+      if (!(error instanceof ApiError && error.code === "reauthentication_required" && options.stepUp)) throw error;
+      if (!(await options.stepUp())) throw error;
+      return send(endpoint, callOptions);
+    }
+  }
+
+  async function send<E extends Endpoint>(endpoint: E, callOptions: CallOptions<E>): Promise<AnswerOf<E>> {
     // A state-changing call needs the session's CSRF token; pages that skip the session fetch it first.
     if (endpoint.method !== "GET" && !csrf) await fetchCsrfToken();
     let path = endpoint.path;

@@ -1,9 +1,11 @@
 import { LANGUAGES } from "@gatehouse/contract";
 import { currentLanguage } from "../i18n/index.ts";
 import { type ApiClient, createApiClient } from "./client.ts";
+import { stepUp } from "./step-up.ts";
 
 export * from "./client.ts";
 export * from "./errors.ts";
+export { setStepUpAsker } from "./step-up.ts";
 
 let client: ApiClient | undefined;
 
@@ -20,6 +22,7 @@ export function startApi(gatewayUrl: string, brand: string): ApiClient {
     brand,
     language: () => LANGUAGES[currentLanguage()].tag,
     report: reportError,
+    stepUp,
   });
   return client;
 }

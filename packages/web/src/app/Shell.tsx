@@ -10,6 +10,7 @@ import { openedAsStep } from "./owed-step.ts";
 import { RouteError } from "./RouteError.tsx";
 import { loadedScreen, loadScreen, routeIdFor, usesSession } from "./router.tsx";
 import { navigate, useLocation } from "./routing.tsx";
+import { StepUpHost } from "./StepUp.tsx";
 import { currentSession, refreshSession, type SessionState, useSession } from "./session.ts";
 
 /** The address a screen was asked for, the session call it goes with, and whether it waits for its answer. */
@@ -114,6 +115,7 @@ export function Shell() {
       {(!ready || turnedAway || hiddenForCheck) && failed === undefined ? (
         <Spinner label={t("app.loading")} layout="overlay" />
       ) : null}
+      <StepUpHost />
     </FailureContext.Provider>
   );
 }

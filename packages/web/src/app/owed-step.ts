@@ -1,4 +1,5 @@
 import {
+  type AnswerOf,
   api,
   type NextStep,
   type OwedStep,
@@ -23,7 +24,12 @@ export function openedAsStep(id: RouteId | undefined, search: string): boolean {
 }
 
 /** Who a step's screen serves: still asking, the signed-in person, or the sign-in attempt (and where it goes). */
-export type StepScreen = { kind: "checking" } | { kind: "session" } | { kind: "attempt"; next: NextStep };
+export type StepScreen =
+  | { kind: "checking" }
+  | { kind: "session" }
+  | { kind: "attempt"; next: NextStep; factors?: AttemptFactors | undefined };
+/** Issue #26: the factors an attempt owing the second factor may use (the second-factor screen offers those). */
+export type AttemptFactors = NonNullable<AnswerOf<typeof api.signInAttempt>["factors"]>;
 
 /**
  * The password change and the profile are the screens of the steps a sign-in may owe (issue #24). Opened as the
@@ -46,7 +52,7 @@ export function useStepScreen(step: OwedStep): StepScreen {
       .call(api.signInAttempt)
       .then(
         (found) => {
-          if (found.owes === step) setAttempt({ kind: "attempt", next: found.next });
+          if (found.owes === step) setAttempt({ kind: "attempt", next: found.next, factors: found.factors });
           else navigate(found.next.url, { replace: true });
         },
         (error: unknown) => {

@@ -13,6 +13,7 @@ type ScreenModule = { default: ComponentType };
  */
 export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/login/{Login,LoginSuccess,Logout}.tsx",
+  "../screens/second-factor/SecondFactor.tsx",
   "../screens/system/ErrorPage.tsx",
   "../screens/register/{Register,RegisterComplete}.tsx",
   "../screens/activate/{Activate,ActivateLogin}.tsx",

@@ -9,6 +9,7 @@ import type { RouteId } from "@gatehouse/contract";
 export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   LOGIN: "login/Login",
   LOGIN_SUCCESS: "login/LoginSuccess",
+  SECOND_FACTOR: "second-factor/SecondFactor",
   LOGOUT: "login/Logout",
   SERVICE_LOGIN: "service/ServiceLogin",
   ERROR: "system/ErrorPage",

@@ -34,6 +34,9 @@ export const LATER_SECTIONS: readonly string[] = [
   "trial",
   "forum",
   "studio",
+  "secondFactor",
+  "security",
+  "reauth",
 ];
 
 /**
@@ -67,6 +70,9 @@ export const LATER_ERRORS: readonly string[] = [
   "discourse_payload_invalid",
   "discourse_return_url_invalid",
   "discourse_nonce_used",
+  "second_factor_invalid",
+  "reauthentication_required",
+  "totp_already_enabled",
 ];
 
 /** Sections only the server uses (the e-mails). */

@@ -22,6 +22,7 @@ import { failureGuid, useFailureDetail } from "../system/ApiErrorScreen.tsx";
 import styles from "./EditProfile.module.css";
 import { LinkedIdentities } from "./LinkedIdentities.tsx";
 import { SetPassword } from "./SetPassword.tsx";
+import { SecuritySection } from "./security/SecuritySection.tsx";
 
 type Profile = AnswerOf<typeof api.profile>;
 type FormInput = { firstName: string; lastName: string; countryCode: string };
@@ -169,6 +170,7 @@ export default function EditProfile() {
       </nav>
       {/* A sign-in attempt may make only its step's calls (issue #24): the rest needs the finished sign-in. */}
       {attempt || profile.passwordAllowed ? null : <SetPassword email={profile.email} />}
+      {attempt ? null : <SecuritySection email={profile.email} />}
       {attempt ? null : <LinkedIdentities />}
       {attempt ? null : <DeleteRequest email={profile.email} withPassword={profile.passwordAllowed} />}
     </Layout>

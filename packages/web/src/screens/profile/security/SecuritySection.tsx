@@ -1,0 +1,61 @@
+import { type AnswerOf, api } from "@gatehouse/contract";
+import { useCallback, useEffect, useId, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { errorKey, gateway, isScreenFailure } from "../../../api/index.ts";
+import { useScreenFailure } from "../../../app/failure.tsx";
+import { Alert } from "../../../ui/Alert.tsx";
+import { useT } from "../../../ui/useT.ts";
+import { AuthenticatorApp } from "./AuthenticatorApp.tsx";
+import { RecoveryCodes } from "./RecoveryCodes.tsx";
+import styles from "./Security.module.css";
+
+export type Security = AnswerOf<typeof api.security>;
+
+/**
+ * Edit account's "Sign-in and security" (issue #26): the authenticator app, the recovery codes and (helper b's
+ * part) the passkeys. Changes need a fresh proof; the gateway client's step-up dialog asks for it when the server
+ * says so, so the parts here only make their calls. New recovery codes are shown once, here, until the person says
+ * they saved them.
+ */
+export function SecuritySection({ email }: { email: string }) {
+  const { t } = useTranslation();
+  const tk = useT();
+  const fail = useScreenFailure();
+  const headingId = useId();
+  const [security, setSecurity] = useState<Security>();
+  const [error, setError] = useState<string>();
+  const [codes, setCodes] = useState<string[]>();
+
+  const reload = useCallback(() => {
+    gateway()
+      .call(api.security)
+      .then(setSecurity, (failure: unknown) =>
+        isScreenFailure(failure) ? fail(failure) : setError(errorKey(failure)),
+      );
+  }, [fail]);
+  // Runs again after the retry screen until the answer came (React's Activity re-runs effects).
+  useEffect(() => {
+    if (!security) reload();
+  }, [security, reload]);
+
+  if (!security) return error ? <Alert kind="error">{tk(error)}</Alert> : null;
+  const hasFactor = security.totp || security.passkeys.length > 0;
+  return (
+    <section className={styles.section} aria-labelledby={headingId}>
+      <h2 id={headingId}>{t("security.heading")}</h2>
+      <AuthenticatorApp on={security.totp} onChange={reload} onCodes={setCodes} />
+      {/* Issue #26: helper b's <Passkeys security={security} onChange={reload} /> goes here. */}
+      <RecoveryCodes
+        codes={codes}
+        left={security.recoveryCodesLeft}
+        hasFactor={hasFactor}
+        email={email}
+        onCodes={(made) => {
+          setCodes(made);
+          reload();
+        }}
+        onSaved={() => setCodes(undefined)}
+      />
+    </section>
+  );
+}
