@@ -49,10 +49,9 @@ function knownHost(config: Config, hostname: string): string {
 
 /**
  * The RP ID of a host (docs/decisions.md "Passkeys"): its registrable domain — the host without its first label when
- * it has three or more (`login.archviz.example` → `archviz.example`, `login.cloud.gatehouse.example` →
- * `gatehouse.example` for every brand under gatehouse.example), so a passkey works on every host of that domain and
- * never across domains. A loopback or IP host is its own RP ID (`archviz.localhost`: `localhost` is a top-level
- * domain to browsers). A suffix the browser deems public is refused by the browser itself: the ceremony fails
+ * it has three or more (login.archviz.example → archviz.example, login.cloud.gatehouse.example → gatehouse.example
+ * for every brand under gatehouse.example), so a passkey works on every host of that domain and never across
+ * domains. A loopback or IP host is its own RP ID (archviz.localhost: localhost is a top-level domain to browsers). A suffix the browser deems public is refused by the browser itself: the ceremony fails
  * closed, it never widens.
  */
 export function rpIdOfHost(host: string): string {

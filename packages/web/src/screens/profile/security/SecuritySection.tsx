@@ -6,6 +6,7 @@ import { useScreenFailure } from "../../../app/failure.tsx";
 import { Alert } from "../../../ui/Alert.tsx";
 import { useT } from "../../../ui/useT.ts";
 import { AuthenticatorApp } from "./AuthenticatorApp.tsx";
+import { Passkeys } from "./Passkeys.tsx";
 import { RecoveryCodes } from "./RecoveryCodes.tsx";
 import styles from "./Security.module.css";
 
@@ -44,7 +45,7 @@ export function SecuritySection({ email }: { email: string }) {
     <section className={styles.section} aria-labelledby={headingId}>
       <h2 id={headingId}>{t("security.heading")}</h2>
       <AuthenticatorApp on={security.totp} onChange={reload} onCodes={setCodes} />
-      {/* Issue #26: helper b's <Passkeys security={security} onChange={reload} /> goes here. */}
+      <Passkeys security={security} onChange={reload} onCodes={setCodes} />
       <RecoveryCodes
         codes={codes}
         left={security.recoveryCodesLeft}
