@@ -442,7 +442,7 @@ export const PasskeyRegistrationResponse = z.object({
     authenticatorData: z.optional(base64url(65536)),
     transports,
     publicKeyAlgorithm: z.optional(z.number()),
-    publicKey: z.optional(base64url(4096)),
+    publicKey: z.optional(base64url(8192)),
   }),
   authenticatorAttachment: attachment,
   clientExtensionResults,
@@ -456,7 +456,8 @@ export const PasskeyAuthenticationResponse = z.object({
   response: z.object({
     clientDataJSON: base64url(4096),
     authenticatorData: base64url(65536),
-    signature: base64url(1024),
+    // An ML-DSA-87 signature (the post-quantum algorithm @simplewebauthn 14 offers) is 4627 bytes.
+    signature: base64url(8192),
     userHandle: z.optional(base64url(128)),
   }),
   authenticatorAttachment: attachment,
