@@ -30,9 +30,51 @@ async function autofillAvailable(): Promise<boolean> {
   const credential = globalThis.PublicKeyCredential as
     | { isConditionalMediationAvailable?: () => Promise<boolean> }
     | undefined;
-  if (!credential?.isConditionalMediationAvailable) return false;
-  if (!(await credential.isConditionalMediationAvailable().catch(() => false))) return false;
-  return (await webauthn()).browserSupportsWebAuthnAutofill();
+  return Boolean(await credential?.isConditionalMediationAvailable?.().catch(() => false));
+}
+
+const fromBase64url = (text: string) =>
+  Uint8Array.from(atob(text.replace(/-/gu, "+").replace(/_/gu, "/")), (c) => c.charCodeAt(0));
+const toBase64url = (bytes: ArrayBuffer) =>
+  btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replace(/\+/gu, "-")
+    .replace(/\//gu, "_")
+    .replace(/=+$/u, "");
+
+/** The pending autofill request: ended before a modal one starts, and when the page is left (back/forward cache). */
+let autofill: AbortController | undefined;
+
+/**
+ * The autofill request in a few lines of the browser's own API (issue #26: the sign-in route loads no WebAuthn
+ * library for it): the options decoded, the assertion encoded as the server reads it (AuthenticationResponseJSON).
+ */
+async function autofillAssertion(options: Options) {
+  autofill?.abort();
+  autofill = new AbortController();
+  const credential = (await navigator.credentials.get({
+    mediation: "conditional",
+    signal: autofill.signal,
+    publicKey: {
+      challenge: fromBase64url(options.challenge),
+      ...(options.rpId ? { rpId: options.rpId } : {}),
+      ...(options.timeout ? { timeout: options.timeout } : {}),
+      ...(options.userVerification ? { userVerification: options.userVerification } : {}),
+      allowCredentials: (options.allowCredentials ?? []).map((c) => ({ type: c.type, id: fromBase64url(c.id) })),
+    },
+  })) as PublicKeyCredential;
+  const answer = credential.response as AuthenticatorAssertionResponse;
+  return {
+    id: credential.id,
+    rawId: toBase64url(credential.rawId),
+    type: "public-key" as const,
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: toBase64url(answer.clientDataJSON),
+      authenticatorData: toBase64url(answer.authenticatorData),
+      signature: toBase64url(answer.signature),
+      ...(answer.userHandle ? { userHandle: toBase64url(answer.userHandle) } : {}),
+    },
+  };
 }
 
 /** The person closed the browser's dialog, or a newer ceremony replaced this one: not a failure to report. */
@@ -46,13 +88,12 @@ function isCancelled(error: unknown): boolean {
  * One ceremony: the server's options for this browser (usernameless, or the account's passkeys for an attempt that
  * owes the second factor), the authenticator's answer, the server's verdict: where the person goes next.
  */
-async function passkeyCeremony(returnTo: string | null, autofill: boolean): Promise<Next> {
+async function passkeyCeremony(returnTo: string | null, conditional: boolean): Promise<Next> {
+  if (!conditional) autofill?.abort();
   const options: Options = await gateway().call(api.passkeyOptions, { body: {} });
-  const { startAuthentication } = await webauthn();
-  const response = await startAuthentication({
-    optionsJSON: options as PublicKeyCredentialRequestOptionsJSON,
-    useBrowserAutofill: autofill,
-  });
+  const response = conditional
+    ? await autofillAssertion(options)
+    : await (await webauthn()).startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
   const body = { response, ...(returnTo ? { returnTo } : {}) };
   const answer = await gateway().call(api.passkeySignIn, { body: body as never });
   if (!answer.next) throw new Error("a passkey sign-in answered no next step");
@@ -98,18 +139,28 @@ export function usePasskeySignIn(options: PasskeySignInOptions): { view: ReactNo
     [returnTo, onSignedIn, fail],
   );
 
-  // Conditional mediation: started once on load, while the e-mail field (autocomplete "username webauthn") is there.
+  // Conditional mediation: started on load, while the e-mail field (autocomplete "username webauthn") is there. A
+  // pending request keeps a page out of the back/forward cache: it ends when the page is left, and starts again when
+  // the page comes back from the cache.
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per page.
   useEffect(() => {
     if (!options.autofill) return;
     let live = true;
-    void autofillAvailable().then((available) => {
-      if (available && live) void run(true);
-    });
+    const start = () =>
+      void autofillAvailable().then((available) => {
+        if (available && live) void run(true);
+      });
+    const leave = () => autofill?.abort();
+    const back = (event: PageTransitionEvent) => event.persisted && start();
+    start();
+    window.addEventListener("pagehide", leave);
+    window.addEventListener("pageshow", back);
     return () => {
       live = false;
-      // Leaving the page ends the pending request (the library's abort service, if it was loaded at all).
+      leave();
       library?.WebAuthnAbortService.cancelCeremony();
+      window.removeEventListener("pagehide", leave);
+      window.removeEventListener("pageshow", back);
     };
   }, []);
 
