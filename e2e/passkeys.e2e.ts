@@ -143,8 +143,9 @@ describe("passkeys in Chromium (issue #26)", () => {
     const button = page.getByRole("button", { name: "Sign in with a passkey" });
     await button.waitFor();
     expect(await page.getByLabel("Username or email").getAttribute("autocomplete")).toBe("username webauthn");
-    await presence(authenticator, true);
+    // Touched once the browser asks (the autofill request ended before the button's began).
     await button.click();
+    await presence(authenticator, true);
     await editAccount(page);
     await security(page).getByText("Last used", { exact: false }).waitFor();
     const [credential] = await credentialsOf(authenticator);
@@ -184,8 +185,8 @@ describe("passkeys in Chromium (issue #26)", () => {
     await page.goto(`${fx.service.baseUrl}/oidc/auth?${query}`);
     await page.getByRole("heading", { level: 1, name: /^Sign in to continue to / }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/service_login");
-    await presence(authenticator, true);
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await presence(authenticator, true);
     await page.waitForURL((target) => target.origin === app.origin);
     const callback = app.lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe(state);
@@ -239,8 +240,8 @@ describe("passkeys in Chromium (issue #26)", () => {
     // By keyboard alone: the passkey button is reached by Tab and signs in with Enter.
     await page.goto(TO_PROFILE);
     await tabTo(page, page.getByRole("button", { name: "Sign in with a passkey" }));
-    await presence(authenticator, true);
     await page.keyboard.press("Enter");
+    await presence(authenticator, true);
     await editAccount(page);
     await context.close();
   });

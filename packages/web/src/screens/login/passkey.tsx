@@ -43,6 +43,8 @@ const toBase64url = (bytes: ArrayBuffer) =>
 
 /** The pending autofill request: ended before a modal one starts, and when the page is left (back/forward cache). */
 let autofill: AbortController | undefined;
+/** That request, settled once the browser has ended it: a new request before then is refused as one too many. */
+let autofillSettled: Promise<unknown> = Promise.resolve();
 
 /**
  * The autofill request in a few lines of the browser's own API (issue #26: the sign-in route loads no WebAuthn
@@ -51,7 +53,7 @@ let autofill: AbortController | undefined;
 async function autofillAssertion(options: Options) {
   autofill?.abort();
   autofill = new AbortController();
-  const credential = (await navigator.credentials.get({
+  const request = navigator.credentials.get({
     mediation: "conditional",
     signal: autofill.signal,
     publicKey: {
@@ -61,7 +63,9 @@ async function autofillAssertion(options: Options) {
       ...(options.userVerification ? { userVerification: options.userVerification } : {}),
       allowCredentials: (options.allowCredentials ?? []).map((c) => ({ type: c.type, id: fromBase64url(c.id) })),
     },
-  })) as PublicKeyCredential;
+  });
+  autofillSettled = request.catch(() => undefined);
+  const credential = (await request) as PublicKeyCredential;
   const answer = credential.response as AuthenticatorAssertionResponse;
   return {
     id: credential.id,
@@ -89,7 +93,10 @@ function isCancelled(error: unknown): boolean {
  * owes the second factor), the authenticator's answer, the server's verdict: where the person goes next.
  */
 async function passkeyCeremony(returnTo: string | null, conditional: boolean): Promise<Next> {
-  if (!conditional) autofill?.abort();
+  if (!conditional) {
+    autofill?.abort();
+    await autofillSettled;
+  }
   const options: Options = await gateway().call(api.passkeyOptions, { body: {} });
   const response = conditional
     ? await autofillAssertion(options)
