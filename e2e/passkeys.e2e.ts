@@ -1,17 +1,21 @@
 import { createHash, randomBytes } from "node:crypto";
-import { BRAND_IDS, type BrandId } from "@gatehouse/contract";
-import type { CDPSession, Page } from "playwright-core";
+import { BRAND_IDS, type BrandId, STEP_UP_MS } from "@gatehouse/contract";
+import type { Browser, CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestSmtp } from "../packages/server/test/smtp.ts";
+import { startServiceWithClock } from "./clock.ts";
+import type { Service } from "./global.ts";
 import { layoutProblems, settled } from "./layout.ts";
 import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-app.ts";
+import { startTestSmtp } from "./run.ts";
 import {
   createPerson,
   expectAccessible,
   isFocused,
+  launch,
   screenshot,
   signIn,
   uniqueEmail,
-  useMailService,
   visit,
 } from "./support.ts";
 
@@ -36,12 +40,21 @@ const CLIENTS_FILE = clientsFileOf(
     first_party: true,
   })),
 );
-const fx = useMailService(() => ({ CLIENTS_FILE }));
+/** Chromium, a real SMTP server and a Gatehouse whose clock the test moves (a step-up once a proof is old). */
+const fx = {} as { browser: Browser; smtp: TestSmtp; service: Service; advance: (ms: number) => Promise<void> };
 let app: LoopbackApp;
 beforeAll(async () => {
   app = await startLoopbackApp();
+  fx.browser = await launch();
+  fx.smtp = await startTestSmtp();
+  const started = await startServiceWithClock({ SMTP_URL: fx.smtp.url, CLIENTS_FILE });
+  fx.service = started.service;
+  fx.advance = started.advance;
 });
 afterAll(async () => {
+  await fx.browser?.close();
+  await fx.service?.stop();
+  await fx.smtp?.stop();
   await app?.close();
 });
 
@@ -191,6 +204,20 @@ describe("passkeys in Chromium (issue #26)", () => {
     const callback = app.lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe(state);
     expect(callback?.searchParams.get("code")).toBeTruthy();
+    await context.close();
+  });
+
+  it("confirms it's you with the passkey when removing it after 10 minutes (step-up)", async () => {
+    const email = await person();
+    const { page, context } = await withPasskey(fx.service.baseUrl, email);
+    const section = security(page);
+    await section.getByRole("button", { name: "I have saved them" }).click();
+    await fx.advance(STEP_UP_MS + 60_000);
+    await section.getByRole("button", { name: /^Remove / }).click();
+    const dialog = page.getByRole("dialog", { name: "Confirm it's you" });
+    await dialog.getByRole("button", { name: "Use a passkey" }).click();
+    await section.getByText("The passkey is removed.").waitFor();
+    expect(await dialog.count()).toBe(0);
     await context.close();
   });
 
