@@ -3,7 +3,8 @@
  *  - GET /api/session signed in ÷ a Fastify route doing only the same primary-key read (target ≥ 0.8);
  *  - password sign-ins ÷ argon2id alone with every core busy (target ≥ 0.9);
  *  - the gateway's resident memory idle (≤ 150 MiB) and at its peak under the bench's loads (≤ 300 MiB);
- *  - OpenID Connect refresh-token grants per second and per core (issue #10, target ≥ 300/s per core).
+ *  - OpenID Connect refresh-token grants per second and per core (issue #10, target ≥ 300/s per core);
+ *  - passkey sign-ins per second beside the password's (issue #26; no target: a signature check, no argon2id).
  * Every server runs in its own process; autocannon drives them over loopback. Every figure and target is printed
  * even when one is missed; the exit code is 0 unless the bench itself broke.
  */
@@ -12,9 +13,11 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { sessionId } from "../packages/server/src/sessions/sessions.ts";
+import { SoftAuthenticator } from "../packages/server/test/software-authenticator.ts";
 import { measureHashing, measureParallelHashing } from "./bench/argon2.ts";
 import { createAccounts, gatewayEnv, ROOT, startGateway } from "./bench/gateway.ts";
 import { refreshLoad, refreshTokens } from "./bench/oidc.ts";
+import { addPasskey, passkeyLoad } from "./bench/passkeys.ts";
 import { cpuMicros, freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
 import { megabytes, printReport, type Row } from "./bench/report.ts";
 
@@ -180,6 +183,13 @@ async function main() {
   const hashing = await measureHashing(PASSWORD);
   const signIns = await sampled("sign-ins", () => signInLoad(base, accounts, anonCookie, csrf, cores));
   const parallelRate = (hashing.parallelRate + (await measureParallelHashing(PASSWORD))) / 2;
+  // Passkey sign-ins (issue #26): the accounts after the first two get a passkey, then sign in with it alone.
+  const passkeyAccounts = accounts.slice(2, 2 + cores * 4);
+  const authenticators = passkeyAccounts.map(() => new SoftAuthenticator(base));
+  for (const [i, email] of passkeyAccounts.entries())
+    await addPasskey(base, email, PASSWORD, authenticators[i] as SoftAuthenticator);
+  const passkeys = await sampled("passkey sign-ins", () => passkeyLoad(base, authenticators, cores * 4, DURATION_S));
+  if (passkeys.failures > 0) throw new Error(`passkey sign-ins: ${passkeys.failures} refused`);
   const peakBytes = Math.max(...Object.values(peaks));
   await stop(server);
 
@@ -239,6 +249,10 @@ async function main() {
       target: { text: `≥ ${TARGETS.signInRatio}`, met: signInRatio >= TARGETS.signInRatio },
     },
     { label: "sign-ins ÷ hashing limit", value: (signInRps / hashing.limit).toFixed(2) },
+    {
+      label: "passkey sign-ins (options + assertion)",
+      value: `${passkeys.rate.toFixed(1)} sign-ins/s (${(passkeys.rate / signInRps).toFixed(1)}× the password's), p99 ${passkeys.p99Ms} ms`,
+    },
     {
       label: `gateway RSS idle (after ${REST_MS / 1000} s of rest)`,
       value: megabytes(idle),

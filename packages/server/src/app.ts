@@ -36,6 +36,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { legacyRoutes } from "./routes/legacy.ts";
 import { loginRoutes } from "./routes/login.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
+import { passkeyRoutes } from "./routes/passkeys.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
@@ -161,6 +162,7 @@ export async function buildApp(
   await app.register(sessionRoutes, { config, db });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });
+  await app.register(passkeyRoutes, { services });
   // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
   // person's sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them
   // end too, with their back-channel logouts. The same person signing in again (prompt=login, max_age) continues:

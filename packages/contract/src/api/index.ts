@@ -493,6 +493,76 @@ export const api = {
     answer: serviceLogin.ServiceLoginFinishAnswer,
     statuses: [200, 404],
   }),
+  /**
+   * Issue #26, passkeys: a new passkey's creation options (a resident key, user verification required, the
+   * account's passkeys excluded); the challenge is kept for this browser, single-use, WEBAUTHN_CHALLENGE_TTL_MS.
+   */
+  passkeyRegistrationOptions: defineEndpoint({
+    method: "POST",
+    path: "/account/passkeys/options",
+    answer: s.PasskeyCreationOptions,
+    statuses: [200],
+    session: "required",
+    fresh: true,
+    rateLimit: "factors",
+  }),
+  /** Issue #26: the new passkey as the authenticator answered (400 `passkey_invalid` when it does not verify). */
+  passkeyRegister: defineEndpoint({
+    method: "POST",
+    path: "/account/passkeys",
+    body: s.PasskeyRegisterBody,
+    answer: s.PasskeyRegisterAnswer,
+    statuses: [200, 400],
+    session: "required",
+    fresh: true,
+    rateLimit: "factors",
+  }),
+  passkeyRename: defineEndpoint({
+    method: "PUT",
+    path: "/account/passkeys/{id}",
+    params: s.PasskeyParams,
+    body: s.PasskeyRenameBody,
+    answer: s.PasskeySummary,
+    statuses: [200, 400, 404],
+    session: "required",
+    rateLimit: "factors",
+  }),
+  /** Issue #26: removing the last second factor removes the recovery codes and the remembered browsers too. */
+  passkeyRemove: defineEndpoint({
+    method: "DELETE",
+    path: "/account/passkeys/{id}",
+    params: s.PasskeyParams,
+    answer: s.Empty,
+    statuses: [200, 400, 404],
+    session: "required",
+    fresh: true,
+    rateLimit: "factors",
+  }),
+  /**
+   * Issue #26: a passkey ceremony's options: usernameless for a sign-in (no allowed credentials), the account's
+   * passkeys for an attempt owing the second factor or a step-up (`purpose: "reauthenticate"`).
+   */
+  passkeyOptions: defineEndpoint({
+    method: "POST",
+    path: "/sign-in/passkey/options",
+    body: s.PasskeyOptionsBody,
+    answer: s.PasskeyRequestOptions,
+    statuses: [200, 400, 401],
+    rateLimit: "passkey",
+  }),
+  /**
+   * Issue #26: a passkey's assertion: a sign-in with the passkey alone (answers `next`, as a sign-in does), the
+   * second factor of the browser's attempt, or a step-up (answers `freshUntil`). Any credential that does not
+   * verify — unknown, another account's, a bad signature, no user verification — is 400 `passkey_invalid`.
+   */
+  passkeySignIn: defineEndpoint({
+    method: "POST",
+    path: "/sign-in/passkey",
+    body: s.PasskeySignInBody,
+    answer: s.PasskeySignInAnswer,
+    statuses: [200, 400, 401, 403],
+    rateLimit: "passkey",
+  }),
 } as const;
 
 export type ApiName = keyof typeof api;

@@ -1,5 +1,5 @@
 import { z } from "zod/mini";
-import { CAPTCHA_ANSWER_MAX, DISCOURSE_SIG_MAX, DISCOURSE_SSO_MAX, EMAIL_MAX } from "../constants.ts";
+import { CAPTCHA_ANSWER_MAX, DISCOURSE_SIG_MAX, DISCOURSE_SSO_MAX, EMAIL_MAX, PASSKEY_NAME_MAX } from "../constants.ts";
 import { MARKETING_SOURCES, PLATFORMS, ROLES } from "../options.ts";
 import {
   countryRule,
@@ -381,3 +381,115 @@ export const ReauthenticateBody = z.object({
   code: z.optional(factorCode),
 });
 export const ReauthenticateAnswer = z.object({ freshUntil: z.number() });
+
+/*
+ * Issue #26, passkeys: the WebAuthn Level 3 JSON forms (PublicKeyCredential*OptionsJSON, RegistrationResponseJSON,
+ * AuthenticationResponseJSON) that @simplewebauthn/server makes and reads and @simplewebauthn/browser hands over,
+ * bounded so no input reaches the verifier unchecked.
+ */
+const base64url = (max: number) => z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[A-Za-z0-9_-]+$/u));
+/** A credential id (the spec allows up to 1023 bytes: 1364 base64url characters). */
+const credentialId = base64url(1400);
+const TRANSPORTS = ["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"] as const;
+const transports = z.optional(z.array(z.enum(TRANSPORTS)).check(z.maxLength(TRANSPORTS.length)));
+const credentialDescriptor = z.object({ id: credentialId, type: z.literal("public-key"), transports });
+const userVerification = z.optional(z.enum(["required", "preferred", "discouraged"]));
+const hints = z.optional(z.array(z.enum(["hybrid", "security-key", "client-device"])));
+
+/** Issue #26: the options of a passkey's creation (navigator.credentials.create), made by the server. */
+export const PasskeyCreationOptions = z.object({
+  rp: z.object({ name: z.string(), id: z.optional(z.string()) }),
+  user: z.object({ id: z.string(), name: z.string(), displayName: z.string() }),
+  challenge: z.string(),
+  pubKeyCredParams: z.array(z.object({ alg: z.number(), type: z.literal("public-key") })),
+  timeout: z.optional(z.number()),
+  excludeCredentials: z.optional(z.array(credentialDescriptor)),
+  authenticatorSelection: z.optional(
+    z.object({
+      authenticatorAttachment: z.optional(z.enum(["platform", "cross-platform"])),
+      requireResidentKey: z.optional(z.boolean()),
+      residentKey: z.optional(z.enum(["required", "preferred", "discouraged"])),
+      userVerification,
+    }),
+  ),
+  hints,
+  attestation: z.optional(z.enum(["none", "indirect", "direct", "enterprise"])),
+  extensions: z.optional(z.object({ credProps: z.optional(z.boolean()) })),
+});
+
+/** Issue #26: the options of a passkey's use (navigator.credentials.get), made by the server. */
+export const PasskeyRequestOptions = z.object({
+  challenge: z.string(),
+  timeout: z.optional(z.number()),
+  rpId: z.optional(z.string()),
+  allowCredentials: z.optional(z.array(credentialDescriptor)),
+  userVerification,
+  hints,
+});
+
+const clientExtensionResults = z.object({
+  credProps: z.optional(z.object({ rk: z.optional(z.boolean()) })),
+});
+const attachment = z.optional(z.enum(["platform", "cross-platform"]));
+
+/** Issue #26: what the browser's authenticator answered to a creation (RegistrationResponseJSON). */
+export const PasskeyRegistrationResponse = z.object({
+  id: credentialId,
+  rawId: credentialId,
+  response: z.object({
+    clientDataJSON: base64url(4096),
+    attestationObject: base64url(65536),
+    authenticatorData: z.optional(base64url(65536)),
+    transports,
+    publicKeyAlgorithm: z.optional(z.number()),
+    publicKey: z.optional(base64url(8192)),
+  }),
+  authenticatorAttachment: attachment,
+  clientExtensionResults,
+  type: z.literal("public-key"),
+});
+
+/** Issue #26: what the browser's authenticator answered to a request (AuthenticationResponseJSON). */
+export const PasskeyAuthenticationResponse = z.object({
+  id: credentialId,
+  rawId: credentialId,
+  response: z.object({
+    clientDataJSON: base64url(4096),
+    authenticatorData: base64url(65536),
+    // An ML-DSA-87 signature (the post-quantum algorithm @simplewebauthn 14 offers) is 4627 bytes.
+    signature: base64url(8192),
+    userHandle: z.optional(base64url(128)),
+  }),
+  authenticatorAttachment: attachment,
+  clientExtensionResults,
+  type: z.literal("public-key"),
+});
+
+const passkeyName = z.pipe(
+  z.pipe(z.string().check(z.maxLength(PASSKEY_NAME_MAX * 4)), z.transform(normalizeText)),
+  z.string().check(z.minLength(1, { error: "validation.required" }), z.maxLength(PASSKEY_NAME_MAX)),
+);
+
+/** Issue #26: a new passkey, as its creation answered; `name` defaults to the browser and platform's. */
+export const PasskeyRegisterBody = z.object({ response: PasskeyRegistrationResponse, name: z.optional(passkeyName) });
+export const PasskeyRegisterAnswer = z.object({
+  passkey: PasskeySummary,
+  /** The recovery codes, shown once, when this passkey is the account's first second factor. */
+  recoveryCodes: z.optional(z.array(z.string())),
+});
+export const PasskeyParams = z.object({ id: credentialId });
+export const PasskeyRenameBody = z.object({ name: passkeyName });
+
+/**
+ * Issue #26: what a passkey ceremony is for: a sign-in (alone, or the second factor an attempt owes), or a signed-in
+ * person's step-up.
+ */
+export const PASSKEY_PURPOSES = ["sign_in", "reauthenticate"] as const;
+export const PasskeyOptionsBody = z.object({ purpose: z.optional(z.enum(PASSKEY_PURPOSES)) });
+export const PasskeySignInBody = z.object({
+  response: PasskeyAuthenticationResponse,
+  purpose: z.optional(z.enum(PASSKEY_PURPOSES)),
+  returnTo,
+});
+/** A sign-in's next step, or a step-up's new deadline. */
+export const PasskeySignInAnswer = z.object({ next: z.optional(Next), freshUntil: z.optional(z.number()) });

@@ -31,6 +31,8 @@ export type AuditEvent =
   | "reauthenticated"
   /** Issue #26: an administrator removed every second factor of the account (admin CLI `factors:reset`). */
   | "second_factors_reset"
+  /** Issue #26: a passkey refused for a signature counter that did not move forward (a cloned authenticator?). */
+  | "passkey_refused"
   | "admin";
 
 export interface AuditContext {

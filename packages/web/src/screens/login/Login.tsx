@@ -13,6 +13,7 @@ import { useContinuation } from "./continue.ts";
 import { destinationWhenSignedIn } from "./destination.ts";
 import styles from "./Login.module.css";
 import { usePasswordSignIn } from "./PasswordSignIn.tsx";
+import { usePasskeySignIn } from "./passkey.tsx";
 import { WaysIn } from "./WaysIn.tsx";
 
 /** Sign in (spec §2 "Login", §4, §5, §8). */
@@ -60,6 +61,14 @@ export default function Login() {
     onSignedIn: (answer) => follow(answer.next),
   });
 
+  // Issue #26: "Sign in with a passkey", and passkeys in the e-mail field's autofill where the browser offers them.
+  const passkey = usePasskeySignIn({
+    returnTo,
+    autofill: true,
+    disabled: passwordSignIn.isSubmitting,
+    onSignedIn: follow,
+  });
+
   if ((session && !forceSignIn) || redirecting || legacyFlow) {
     return (
       <Layout>
@@ -85,6 +94,7 @@ export default function Login() {
       {cancelled ? <Alert kind="info">{t("login.cancelled", { provider: cancelled })}</Alert> : null}
       {socialError ? <Alert kind="error">{tk(socialError)}</Alert> : null}
       {passwordSignIn.view}
+      {passkey.view}
       <WaysIn returnTo={returnTo} disabled={busy} onError={setSocialError} typedEmail={passwordSignIn.typedEmail} />
       <p className={styles.create}>
         {t("login.noAccount")}{" "}

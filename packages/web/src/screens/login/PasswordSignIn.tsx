@@ -134,7 +134,8 @@ export function usePasswordSignIn(options: PasswordSignInOptions): {
           readOnly={options.emailLocked}
           type="text"
           inputMode="email"
-          autoComplete="username"
+          // Issue #26: passkeys offered in the field's autofill (conditional mediation, screens/login/passkey.tsx).
+          autoComplete="username webauthn"
           autoCapitalize="off"
           spellCheck={false}
           error={errors.email?.message}

@@ -17,6 +17,7 @@ import { useForm } from "../../ui/form/useForm.ts";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
 import { useContinuation } from "../login/continue.ts";
+import { PasskeyOption } from "./PasskeyOption.tsx";
 import styles from "./SecondFactor.module.css";
 
 type Method = "totp" | "recovery_code";
@@ -111,7 +112,9 @@ export default function SecondFactor() {
       </h1>
       {typed ? <p>{byApp ? t("secondFactor.intro") : t("secondFactor.recoveryIntro")}</p> : null}
       {notice ? <Alert kind="error">{tk(notice)}</Alert> : null}
-      {/* Issue #26: helper b's passkey button for the second factor goes here, beside the code. */}
+      {factors?.passkeys ? (
+        <PasskeyOption returnTo={returnTo ?? null} disabled={busy || leaving} onDone={follow} />
+      ) : null}
       {typed ? (
         <form onSubmit={onSubmit} noValidate>
           <Field

@@ -14,6 +14,7 @@ import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
 import { useContinuation } from "../login/continue.ts";
 import { usePasswordSignIn } from "../login/PasswordSignIn.tsx";
+import { usePasskeySignIn } from "../login/passkey.tsx";
 import { WaysIn } from "../login/WaysIn.tsx";
 import styles from "./ServiceLogin.module.css";
 
@@ -162,6 +163,17 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
       else continuation.follow(next);
     },
   });
+  // Issue #26: the passkey button and autofill, finishing like the password's sign-in.
+  const passkey = usePasskeySignIn({
+    returnTo: here,
+    autofill: true,
+    disabled: signIn.isSubmitting || redirecting,
+    onSignedIn: (next) => {
+      setRedirecting(true);
+      if (next.kind === "provider") props.onSignedIn();
+      else continuation.follow(next);
+    },
+  });
   const { t } = useTranslation();
   const tk = useT();
   return (
@@ -169,6 +181,7 @@ function SignIn(props: { heading: string; details: Details; onSignedIn: () => vo
       <h1>{props.heading}</h1>
       {refusal ? <Alert kind="error">{tk(refusal)}</Alert> : null}
       {signIn.view}
+      {passkey.view}
       <WaysIn
         returnTo={here}
         disabled={signIn.isSubmitting || redirecting}

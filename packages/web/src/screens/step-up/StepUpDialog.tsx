@@ -10,6 +10,7 @@ import { useForm } from "../../ui/form/useForm.ts";
 import { PasswordField } from "../../ui/PasswordField.tsx";
 import { Spinner } from "../../ui/Spinner.tsx";
 import { useT } from "../../ui/useT.ts";
+import { passkeyStepUp } from "./passkey-step-up.ts";
 import styles from "./StepUpDialog.module.css";
 
 type Security = AnswerOf<typeof api.security>;
@@ -203,6 +204,14 @@ export function StepUpDialog({ onDone, returnFocus }: StepUpDialogProps) {
                 </div>
               ) : null}
             </>
+          ) : null}
+          {security?.passkeys.length ? (
+            <Button
+              variant="secondary"
+              onClick={() => void passkeyStepUp().then((key) => (key ? setNotice(key) : finish(true)))}
+            >
+              {t("passkey.use")}
+            </Button>
           ) : null}
           <div className={styles.actions}>
             <Button type="submit" busy={isSubmitting}>

@@ -7,6 +7,7 @@ import { Alert } from "../../../ui/Alert.tsx";
 import { Button } from "../../../ui/Button.tsx";
 import { useT } from "../../../ui/useT.ts";
 import { AuthenticatorApp } from "./AuthenticatorApp.tsx";
+import { Passkeys } from "./Passkeys.tsx";
 import { RecoveryCodes } from "./RecoveryCodes.tsx";
 import styles from "./Security.module.css";
 
@@ -66,7 +67,7 @@ export function SecuritySection({
       </h2>
       {demanded ? <Alert kind="info">{t("security.requiredBySite")}</Alert> : null}
       <AuthenticatorApp on={security.totp} onChange={reload} onCodes={setCodes} />
-      {/* Issue #26: helper b's <Passkeys security={security} onChange={reload} /> goes here. */}
+      <Passkeys security={security} onChange={reload} onCodes={setCodes} />
       <RecoveryCodes
         codes={codes}
         left={security.recoveryCodesLeft}
