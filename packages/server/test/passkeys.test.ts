@@ -17,6 +17,9 @@ describe("the RP ID of a brand host", () => {
     expect(rpIdOfHost("login.archviz.example")).toBe("archviz.example");
     expect(rpIdOfHost("login.cloud.gatehouse.example")).toBe("gatehouse.example");
     expect(rpIdOfHost("gatehouse.example")).toBe("gatehouse.example");
+    // The Public Suffix List, as browsers read it: a brand under a two-label suffix keeps its own domain.
+    expect(rpIdOfHost("login.brand.co.uk")).toBe("brand.co.uk");
+    expect(rpIdOfHost("login.vendor.github.io")).toBe("vendor.github.io");
     expect(rpIdOfHost("login.archviz.localhost")).toBe("login.archviz.localhost");
     expect(rpIdOfHost("localhost")).toBe("localhost");
     expect(rpIdOfHost("127.0.0.1")).toBe("127.0.0.1");
@@ -117,7 +120,7 @@ describe.each([
       .orderBy("created_at", "desc")
       .executeTakeFirstOrThrow();
     expect(session.auth_method).toBe("passkey");
-    expect(session.amr?.split(" ")).toEqual(expect.arrayContaining(["hwk", "user", "mfa"]));
+    expect(session.amr?.split(" ")).toEqual(expect.arrayContaining(["swk", "user", "mfa"]));
     const row = await db().selectFrom("passkeys").selectAll().where("id", "=", assertion.id).executeTakeFirstOrThrow();
     expect(row.last_used_at).not.toBeNull();
     expect(Number(row.counter)).toBe(1);
@@ -303,7 +306,7 @@ describe.each([
       .orderBy("created_at", "desc")
       .executeTakeFirstOrThrow();
     // The password's proof and the passkey's: two factors.
-    expect(session.amr?.split(" ")).toEqual(expect.arrayContaining(["pwd", "hwk", "user", "mfa"]));
+    expect(session.amr?.split(" ")).toEqual(expect.arrayContaining(["pwd", "swk", "user", "mfa"]));
     expect(session.auth_method).toBe("password");
   });
 });

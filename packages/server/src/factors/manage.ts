@@ -120,7 +120,7 @@ export async function confirmTotp(
     // never saw the new one, so it is not confirmed). Two confirmations at once: one confirms, the other changes
     // nothing (and makes no second set of codes).
     if (!(await secondFactorsStore.confirmTotp(trx, user.id, row.secret_sealed, now))) return { won: false } as const;
-    const codes = hadFactor ? undefined : await newRecoveryCodes(trx, user.id, now);
+    const codes = hadFactor ? undefined : await newRecoveryCodes(trx, actor.sessionSecret, user.id, now);
     await notifyFactorChange(trx, user, { kind: "added", factor: "totp" }, actor.site, now);
     await audit(trx, "second_factor_added", { ...who(actor), detail: "totp" }, now);
     if (codes) await audit(trx, "recovery_codes_created", who(actor), now);
@@ -165,7 +165,7 @@ export async function regenerateRecoveryCodes(
   const userId = actor.session.user_id;
   if (!hasSecondFactor(await factorsOf(db, userId))) return { ok: false, refusal: "invalid_request" };
   const recoveryCodes = await db.transaction().execute(async (trx) => {
-    const codes = await newRecoveryCodes(trx, userId, now);
+    const codes = await newRecoveryCodes(trx, actor.sessionSecret, userId, now);
     await audit(trx, "recovery_codes_created", who(actor), now);
     return codes;
   });

@@ -1,3 +1,4 @@
+import { getDomain } from "tldts";
 import { hash } from "node:crypto";
 import {
   type PasskeyAuthenticationResponse,
@@ -48,16 +49,15 @@ function knownHost(config: Config, hostname: string): string {
 }
 
 /**
- * The RP ID of a host (docs/decisions.md "Passkeys"): its registrable domain — the host without its first label when
- * it has three or more (login.archviz.example → archviz.example, login.cloud.gatehouse.example → gatehouse.example
- * for every brand under gatehouse.example), so a passkey works on every host of that domain and never across
- * domains. A loopback or IP host is its own RP ID (archviz.localhost: localhost is a top-level domain to browsers). A suffix the browser deems public is refused by the browser itself: the ceremony fails
- * closed, it never widens.
+ * The RP ID of a host (docs/decisions.md "Passkeys"): its registrable domain by the Public Suffix List, as browsers
+ * read it (`tldts`, private suffixes included): login.archviz.example → archviz.example, login.brand.co.uk →
+ * brand.co.uk, every brand under gatehouse.example → gatehouse.example. So a passkey works on every host of that
+ * domain and never across domains. A loopback or IP host is its own RP ID (archviz.localhost: localhost is a
+ * top-level domain to browsers).
  */
 export function rpIdOfHost(host: string): string {
   if (isLoopbackHost(host) || /^[0-9.]+$/u.test(host) || host.startsWith("[")) return host;
-  const labels = host.split(".");
-  return labels.length > 2 ? labels.slice(-2).join(".") : host;
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
 export const rpIdOf = (config: Config, hostname: string): string => rpIdOfHost(knownHost(config, hostname));
@@ -147,9 +147,18 @@ export async function registrationOptions(
 export type Registered = { ok: true; passkey: PasskeyRow; recoveryCodes?: string[] } | { ok: false };
 
 /** Who acts, from where, and where their mail links to. */
+/**
+ * What a passkey proves (RFC 8176): a key (`swk`), user verification (`user`), two factors (`mfa`). Never `hwk`: with
+ * attestation "none", a device-bound flag is the authenticator's own word, and any software authenticator can say it
+ * (an attacker's review of issue #26), so a site is never told "hardware" on an unproven claim.
+ */
+export const PASSKEY_AMR = ["swk", "user", "mfa"] as const;
+
 export interface PasskeyActor {
   client: { ip: string; userAgent: string };
   site: MailSite;
+  /** SESSION_SECRET, which keys the recovery codes' hashes (recovery-codes.ts). */
+  sessionSecret: string;
 }
 
 /**
@@ -200,7 +209,7 @@ export async function registerPasskey(
     // A credential registered already (to this account or another) is refused, not moved.
     if (!(await passkeysStore.insert(trx, row))) return undefined;
     // The account's first second factor comes with its recovery codes, shown once (as the authenticator app's).
-    const recoveryCodes = hadFactor ? undefined : await newRecoveryCodes(trx, userId, now);
+    const recoveryCodes = hadFactor ? undefined : await newRecoveryCodes(trx, actor.sessionSecret, userId, now);
     await notifyFactorChange(trx, user, { kind: "added", factor: "passkey" }, actor.site, now);
     await audit(trx, "second_factor_added", { ...who, detail: `passkey: ${ceremony.name}` }, now);
     if (recoveryCodes) await audit(trx, "recovery_codes_created", who, now);
@@ -234,7 +243,7 @@ export async function requestOptions(
 
 /** An assertion that verified: the passkey (its use recorded) and the RFC 8176 values it proves. */
 export type Asserted =
-  | { ok: true; passkey: PasskeyRow; user: UserRow; amr: ["hwk" | "swk", "user", "mfa"] }
+  | { ok: true; passkey: PasskeyRow; user: UserRow; amr: typeof PASSKEY_AMR }
   | { ok: false; cloned?: boolean };
 
 /**
@@ -285,10 +294,8 @@ export async function verifyAssertion(
   }
   const user = await usersStore.findById(db, passkey.user_id);
   if (!user) return { ok: false };
-  // A synced passkey is a software key, a device-bound one a hardware key (RFC 8176).
-  const key = passkey.device_type === "multiDevice" || passkey.backed_up === 1 ? "swk" : "hwk";
   const used = { ...passkey, counter: newCounter, last_used_at: now };
-  return { ok: true, passkey: used, user, amr: [key, "user", "mfa"] };
+  return { ok: true, passkey: used, user, amr: PASSKEY_AMR };
 }
 
 export async function renamePasskey(

@@ -96,7 +96,7 @@ export async function checkCode(
           { sessionSecret: input.sessionSecret, pending: input.pending === true },
           now,
         )
-      : await spendRecoveryCode(db, user.id, input.code, now);
+      : await spendRecoveryCode(db, input.sessionSecret, user.id, input.code, now);
   if (accepted) {
     await throttleStore.clear(db, allowance);
     await throttleStore.clear(db, totalOf(user.id));

@@ -8,6 +8,7 @@ import { mount } from "../http/mount.ts";
 import { destinationOf, landingOf, proven, signInBrowser } from "../http/sign-in.ts";
 import { withMfaDemand } from "../oidc/interaction.ts";
 import type { Services } from "../services.ts";
+import { owesSecondFactorNext } from "../signin/next.ts";
 import { verifyPassword } from "../signin/password.ts";
 
 /** Sign-in and sign-out (spec §7). */
@@ -37,14 +38,20 @@ export async function loginRoutes(app: FastifyInstance, { services }: { services
       await withMfaDemand(
         services.oidc.provider,
         { req: request.raw, res: reply.raw },
-        destinationOf(request, config, returnTo, landing),
+        {
+          ...destinationOf(request, config, returnTo, landing),
+          ...(productCode ? { trial: { productCode, brand } } : {}),
+        },
       ),
     );
-    if (productCode) await startTrial(db, proof.user, { productCode, brand });
+    // Issue #26: the password alone does nothing more to an account with a second factor: the trial starts, and the
+    // steps it owes are told, once the factor is given (signin/attempt.ts).
+    const whole = !owesSecondFactorNext(next);
+    if (productCode && whole) await startTrial(db, proof.user, { productCode, brand });
     // Spec §7's flags, read from the account as the core read the steps it owes; `next` says where to go.
     return {
-      RequiredPasswordUpdate: proof.user.required_password_update === 1,
-      RequiredProfileUpdate: proof.user.required_profile_update === 1,
+      RequiredPasswordUpdate: whole && proof.user.required_password_update === 1,
+      RequiredProfileUpdate: whole && proof.user.required_profile_update === 1,
       next,
     };
   });

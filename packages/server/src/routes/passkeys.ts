@@ -11,6 +11,7 @@ import {
   rpIdOf,
   summaryOf,
   verifyAssertion,
+  PASSKEY_AMR,
 } from "../factors/passkeys.ts";
 import { refreshSession } from "../factors/step-up.ts";
 import { requestBrand, requestSite } from "../http/client.ts";
@@ -32,7 +33,11 @@ function sessionOf(request: FastifyRequest): NonNullable<FastifyRequest["session
 /** Passkeys (issue #26): the account's list (managed here), and sign-in, second factor and step-up with one. */
 export async function passkeyRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
-  const actorOf = (request: FastifyRequest) => ({ client: clientMeta(request), site: requestSite(request, config) });
+  const actorOf = (request: FastifyRequest) => ({
+    client: clientMeta(request),
+    site: requestSite(request, config),
+    sessionSecret: config.sessionSecret,
+  });
 
   mount(app, api.passkeyRegistrationOptions, async (request) => {
     const session = sessionOf(request);
@@ -64,11 +69,7 @@ export async function passkeyRoutes(app: FastifyInstance, { services }: { servic
     );
     if (!registered.ok) throw new ApiError("passkey_invalid");
     // Confirming a passkey is a proof of it in this session (a later step-up within STEP_UP_MS needs no other).
-    await refreshSession(db, session, [
-      registered.passkey.device_type === "multiDevice" ? "swk" : "hwk",
-      "user",
-      "mfa",
-    ]);
+    await refreshSession(db, session, PASSKEY_AMR);
     reply.header("cache-control", "no-store");
     const { recoveryCodes } = registered;
     return { passkey: summaryOf(registered.passkey), ...(recoveryCodes ? { recoveryCodes } : {}) };

@@ -4,6 +4,7 @@ import { accountRefusal, owedStepOf } from "../accounts/account-status.ts";
 import { audit } from "../audit/audit.ts";
 import { type DeviceCookie, owesSecondFactor } from "../factors/remembered-browsers.ts";
 import { linkPendingAfterFactor } from "../federation/accounts.ts";
+import { startTrial } from "../accounts/trials.ts";
 import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
@@ -111,12 +112,12 @@ export async function stepDone(
     const amr = [...new Set([...(attempt.amr.split(" ") as Amr[]), ...added])].join(" ");
     const moved = await signInAttemptsStore.advance(db, attempt.id, done, owes, amr);
     if (!moved) return gone();
-    if (done === "second_factor") await linkAfterFactor(db, attempt, user, browser, now);
+    if (done === "second_factor") await afterFactor(db, attempt, destination, user, browser, now);
     return { ok: true, next: nextStep(owes, destination, context) };
   }
   const taken = await signInAttemptsStore.take(db, attempt.id, done, now);
   if (!taken) return gone();
-  if (done === "second_factor") await linkAfterFactor(db, taken, user, browser, now);
+  if (done === "second_factor") await afterFactor(db, taken, destination, user, browser, now);
   const proof: Proof = {
     user,
     method: taken.method,
@@ -127,12 +128,22 @@ export async function stepDone(
 }
 
 /**
- * A provider's identity linked behind the password of an account with a second factor is linked only now, once the
- * factor is given too (federation/accounts.ts linkPendingAfterFactor).
+ * What a password alone must not do to an account with a second factor happens only now, once the factor is given
+ * too: a provider's identity linked behind the password (federation/accounts.ts linkPendingAfterFactor), and the
+ * trial a trial-mode sign-in starts.
  */
-async function linkAfterFactor(db: Db, attempt: SignInAttemptRow, user: UserRow, browser: Browser, now: number) {
-  if (attempt.method !== "social") return;
-  await linkPendingAfterFactor(db, browser.token, user, attempt.idp, browser.client, now);
+async function afterFactor(
+  db: Db,
+  attempt: SignInAttemptRow,
+  destination: Destination,
+  user: UserRow,
+  browser: Browser,
+  now: number,
+): Promise<void> {
+  if (attempt.method === "social") {
+    await linkPendingAfterFactor(db, browser.token, user, attempt.idp, browser.client, now);
+  }
+  if (destination.trial) await startTrial(db, user, destination.trial, now);
 }
 
 const gone = (): SignInOutcome => ({ ok: false, refusal: { code: "not_authenticated" } });
@@ -167,7 +178,11 @@ async function finish(
 
 function destinationOf(attempt: SignInAttemptRow): Destination {
   const stored = JSON.parse(attempt.destination) as Destination;
-  return { landing: stored.landing, ...(stored.returnTo ? { returnTo: stored.returnTo } : {}) };
+  return {
+    landing: stored.landing,
+    ...(stored.returnTo ? { returnTo: stored.returnTo } : {}),
+    ...(stored.trial ? { trial: stored.trial } : {}),
+  };
 }
 
 const auditOf = (user: UserRow, browser: Browser) => ({

@@ -1,4 +1,4 @@
-import { type NextStep, type OwedStep, ROUTES, stepUrl } from "@gatehouse/contract";
+import { type BrandId, type NextStep, type OwedStep, ROUTES, stepUrl } from "@gatehouse/contract";
 
 /** Where a sign-in goes once finished: decided when it starts, kept by its attempt while steps are owed. */
 export interface Destination {
@@ -11,6 +11,11 @@ export interface Destination {
    * so a remembered browser must not skip it. Set by the routes from the provider's pending interaction.
    */
   mfa?: true;
+  /**
+   * Issue #26 (an attacker's review): the trial a trial-mode sign-in starts, kept by an attempt that owes the second
+   * factor so that a password alone starts nothing; the trial starts once the factor is given.
+   */
+  trial?: { productCode: string; brand: BrandId };
 }
 
 /** What the next step is decided from, besides the owed step and the destination. */
@@ -37,4 +42,9 @@ export function nextStep(owes: OwedStep | null, destination: Destination, contex
   }
   if (context.legacyOrigins.includes(url.origin)) return { kind: "legacy", url: returnTo };
   return { kind: "return", url: returnTo };
+}
+
+/** Whether a sign-in's next step is the second factor (the sign-in's proof is not whole yet). */
+export function owesSecondFactorNext(next: NextStep): boolean {
+  return next.kind === "step" && next.url.startsWith(ROUTES.SECOND_FACTOR.path);
 }
