@@ -30,7 +30,7 @@ describe.each(BRAND_IDS)("the login page in the %s brand", (id) => {
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     expect(await page.title()).toBe(`Sign in | ${brand.name}`);
     expect(await page.getByRole("img", { name: brand.name }).getAttribute("src")).toBe(brand.logo);
-    const button = page.getByRole("button", { name: "Sign in" });
+    const button = page.getByRole("button", { name: "Sign in", exact: true });
     expect(await button.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(rgb(brand.colors.primary));
     // The browser draws its own controls (select lists, scroll bars) light or dark to match the brand.
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe(brand.colorScheme);

@@ -156,7 +156,7 @@ describe("passwords", () => {
     }));
     expect(answers).toEqual({ session: 204, profile: 401 });
     await page.goto("/profile/edit");
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
     // The step's own screen still serves the attempt, after a reload too.
     await page.goBack();
     await page.reload();
@@ -178,7 +178,7 @@ describe("passwords", () => {
       {},
       fx.service.baseUrl,
     );
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/");
     await context.close();
   });

@@ -191,7 +191,7 @@ describe("where each trial screen leads", () => {
     await remember(page, EMAIL_KEY, email);
     await page.goto(`/trial/login?theme=archviz&productCode=${PRODUCT}`);
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-    const body = await callBody(page, "/account/login", () => page.getByRole("button", { name: "Sign in" }).click());
+    const body = await callBody(page, "/account/login", () => page.getByRole("button", { name: "Sign in", exact: true }).click());
     // The archviz brand's trials are Enscape's (spec §7).
     expect(body).toEqual({ email, password: REGISTER_PASSWORD, productCode: PRODUCT, isEnscapeTrial: true });
     await page.waitForURL((url) => url.origin === "https://www.archviz.example");
@@ -209,7 +209,7 @@ describe("where each trial screen leads", () => {
     await remember(page, EMAIL_KEY, email);
     await page.goto(`/trial/login?${query}`);
     await page.getByLabel("Password", { exact: true }).fill("Wrong-Password-1");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByText("Incorrect email or password.").waitFor();
     await page.getByRole("link", { name: "Forgot your password?" }).click();
     await page.waitForURL(`**/trial/recover?${query}`);
@@ -229,7 +229,7 @@ describe("where each trial screen leads", () => {
     await remember(page, EMAIL_KEY, email);
     await page.goto(`/trial/login?${query}`);
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL("**/profile/edit");
 
     // Signed in, the email check hands over to the confirmation.
@@ -463,7 +463,7 @@ describe.each(BRAND_IDS)("every trial screen in brand %s, on a phone and a deskt
     await page.setViewportSize(DESKTOP);
     await page.goto(at("/trial/login"));
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL((url) => !url.pathname.startsWith("/trial/login"));
     for (const [size, viewport] of [
       ["desktop", DESKTOP],

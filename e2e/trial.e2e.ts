@@ -122,7 +122,7 @@ describe("trial flow", () => {
     expect(await page.getByLabel("Work email").isEditable()).toBe(false);
     const sent = page.waitForRequest((r) => r.url().endsWith("/api/account/login"));
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     // The Enscape brand says isEnscapeTrial (spec §7).
     expect((await sent).postDataJSON()).toMatchObject({ email, productCode: "ENSCAPE-PRO", isEnscapeTrial: true });
     await page.waitForURL((url) => url.origin === "https://www.archviz.example");
