@@ -191,7 +191,9 @@ describe("where each trial screen leads", () => {
     await remember(page, EMAIL_KEY, email);
     await page.goto(`/trial/login?theme=archviz&productCode=${PRODUCT}`);
     await page.getByLabel("Password", { exact: true }).fill(REGISTER_PASSWORD);
-    const body = await callBody(page, "/account/login", () => page.getByRole("button", { name: "Sign in", exact: true }).click());
+    const body = await callBody(page, "/account/login", () =>
+      page.getByRole("button", { name: "Sign in", exact: true }).click(),
+    );
     // The archviz brand's trials are Enscape's (spec §7).
     expect(body).toEqual({ email, password: REGISTER_PASSWORD, productCode: PRODUCT, isEnscapeTrial: true });
     await page.waitForURL((url) => url.origin === "https://www.archviz.example");

@@ -232,9 +232,14 @@ describe.each([
         .execute();
       expect(stored.map((row) => row.code_hash).join()).not.toContain(codes[0]?.replace("-", ""));
       const code = codes[0] as string;
-      const spent = await Promise.all([spendRecoveryCode(db(), secret(), user.id, code), spendRecoveryCode(db(), secret(), user.id, code)]);
+      const spent = await Promise.all([
+        spendRecoveryCode(db(), secret(), user.id, code),
+        spendRecoveryCode(db(), secret(), user.id, code),
+      ]);
       expect(spent.filter(Boolean)).toHaveLength(1);
-      expect(await spendRecoveryCode(db(), secret(), user.id, (codes[1] as string).toUpperCase().replace("-", " "))).toBe(true);
+      expect(
+        await spendRecoveryCode(db(), secret(), user.id, (codes[1] as string).toUpperCase().replace("-", " ")),
+      ).toBe(true);
       // Another account's code is nothing to this one.
       const other = await account();
       expect(await spendRecoveryCode(db(), secret(), other.id, codes[2] as string)).toBe(false);

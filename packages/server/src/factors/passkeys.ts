@@ -1,4 +1,3 @@
-import { getDomain } from "tldts";
 import { hash } from "node:crypto";
 import {
   type PasskeyAuthenticationResponse,
@@ -15,6 +14,7 @@ import {
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
+import { getDomain } from "tldts";
 import type { z } from "zod/mini";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   type CeremonyPurpose,
   defaultPasskeyName,
+  PASSKEY_AMR,
   registerPasskey,
   registrationOptions,
   removePasskey,
@@ -11,7 +12,6 @@ import {
   rpIdOf,
   summaryOf,
   verifyAssertion,
-  PASSKEY_AMR,
 } from "../factors/passkeys.ts";
 import { refreshSession } from "../factors/step-up.ts";
 import { requestBrand, requestSite } from "../http/client.ts";

@@ -1,10 +1,10 @@
 import { hash } from "node:crypto";
 import { type NextStep, type OwedStep, SIGN_IN_ATTEMPT_TTL_MS } from "@gatehouse/contract";
 import { accountRefusal, owedStepOf } from "../accounts/account-status.ts";
+import { startTrial } from "../accounts/trials.ts";
 import { audit } from "../audit/audit.ts";
 import { type DeviceCookie, owesSecondFactor } from "../factors/remembered-browsers.ts";
 import { linkPendingAfterFactor } from "../federation/accounts.ts";
-import { startTrial } from "../accounts/trials.ts";
 import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } from "../sessions/sessions.ts";
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
