@@ -348,6 +348,20 @@ describe.each([
       expect(session.some((row) => row.amr?.split(" ").includes("mfa"))).toBe(true);
     });
 
+    it("a trial-mode sign-in starts its trial only once the factor is given: a password alone starts nothing", async () => {
+      const { user, totp } = await turnOnTotp();
+      const c = await browser();
+      const body = { email: user.email, password: PASSWORD, isTrial: true, productCode: "TRIAL-2FA" };
+      const login = await c.post("/api/account/login", body);
+      expect(login.json).toMatchObject({ RequiredPasswordUpdate: false, RequiredProfileUpdate: false });
+      expect(login.json.next.url).toMatch(/^\/login\/second-factor/u);
+      const trials = () => db().selectFrom("trials").select("product_code").where("user_id", "=", user.id).execute();
+      expect(await trials()).toEqual([]);
+      const given = await c.post("/api/sign-in/second-factor", { method: "totp", code: nextCode(totp) });
+      expect(given.status).toBe(200);
+      expect(await trials()).toEqual([{ product_code: "TRIAL-2FA" }]);
+    });
+
     it("the second factor comes before a required password change, which the attempt owes next", async () => {
       const user = await createUser(db(), {
         email: `${randomUUID()}@example.com`,
