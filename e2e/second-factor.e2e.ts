@@ -236,6 +236,10 @@ describe("signing in with a second factor (issue #26)", () => {
     await page.getByLabel("Recovery code").fill(recoveryCodes[0] as string);
     await page.getByLabel("Remember this browser for 30 days").check();
     await page.getByRole("button", { name: "Verify" }).click();
+    // The screen says how many codes are left, then the sign-in goes on.
+    await page.getByText("Recovery code accepted. Recovery codes left: 9.", { exact: false }).waitFor();
+    await check(page, "second-factor-recovery-used");
+    await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("heading", { name: "Edit account", level: 1 }).waitFor();
     await security(page).getByText("Recovery codes left: 9", { exact: false }).waitFor();
 

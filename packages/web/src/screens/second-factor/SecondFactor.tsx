@@ -1,4 +1,4 @@
-import { api, routeUrl, SecondFactorBody } from "@gatehouse/contract";
+import { api, type NextStep, routeUrl, SecondFactorBody } from "@gatehouse/contract";
 import { type ChangeEvent, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod/mini";
@@ -47,6 +47,8 @@ export default function SecondFactor() {
   const [remember, setRemember] = useState(false);
   const [notice, setNotice] = useState<string>();
   const [leaving, setLeaving] = useState(false);
+  // A recovery code was taken: the screen says how many are left before the sign-in goes on.
+  const [used, setUsed] = useState<{ left: number; next: NextStep }>();
   const { follow, redirecting } = useContinuation(returnTo ?? null);
   const heading = useFocusOnChange(method);
   const form = useForm(Form);
@@ -56,7 +58,8 @@ export default function SecondFactor() {
     setNotice(undefined);
     try {
       const answer = await gateway().call(api.secondFactor, { body: { method, code, remember } });
-      // A recovery code's use is mailed with how many are left (issue #26); the sign-in simply goes on.
+      // A recovery code's use says how many are left (and is mailed, issue #26) before the sign-in goes on.
+      if (answer.recoveryCodesLeft !== undefined) return setUsed({ left: answer.recoveryCodesLeft, next: answer.next });
       follow(answer.next);
     } catch (error) {
       if (isScreenFailure(error)) return fail(error);
@@ -90,6 +93,17 @@ export default function SecondFactor() {
     return (
       <Layout>
         <Spinner label={t("app.loading")} />
+      </Layout>
+    );
+  }
+  if (used) {
+    return (
+      <Layout>
+        <h1>{t("secondFactor.heading")}</h1>
+        <Alert kind="success">{t("secondFactor.recoveryUsed", { count: used.left })}</Alert>
+        <Button busy={redirecting} onClick={() => follow(used.next)} autoFocus>
+          {t("secondFactor.continue")}
+        </Button>
       </Layout>
     );
   }
