@@ -71,7 +71,7 @@ describe("language", () => {
     expect(await page.title()).toBe(`${es.titles.signIn} | Gatehouse`);
     expect(await page.getByLabel(es.login.email).isVisible()).toBe(true);
     expect(await page.getByLabel(es.login.password, { exact: true }).isVisible()).toBe(true);
-    await page.getByRole("button", { name: es.login.submit }).click();
+    await page.getByRole("button", { name: es.login.submit, exact: true }).click();
     await page.getByText(es.validation.loginEmail.required).waitFor();
     await expectAccessible(page);
     await screenshot(page, "login-es");
