@@ -117,7 +117,7 @@ describe("one service, many brand hosts", () => {
     await opened.page.getByLabel(es.login.email).fill(email);
     await opened.page.getByLabel(es.login.password, { exact: true }).fill(REGISTER_PASSWORD);
     const answer = opened.page.waitForResponse((r) => r.url() === `${cloud}/api/account/login`);
-    await opened.page.getByRole("button", { name: es.login.submit }).click();
+    await opened.page.getByRole("button", { name: es.login.submit, exact: true }).click();
     expect((await answer).status()).toBe(200);
     await opened.context.close();
   });

@@ -203,7 +203,7 @@ describe.concurrent.each(LANGUAGES_WALKED)("walkthrough in %s", (language) => {
       await walk.go("/");
       await page.getByLabel(t.login.email).fill(email);
       await page.getByLabel(t.login.password, { exact: true }).fill(REGISTER_PASSWORD);
-      await page.getByRole("button", { name: t.login.submit }).click();
+      await page.getByRole("button", { name: t.login.submit, exact: true }).click();
       if (BRANDS[brand].traits.authenticationCompletePage) {
         await walk.heading(t.loginSuccess.heading).waitFor();
         await walk.look("login-success");
