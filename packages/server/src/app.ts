@@ -114,6 +114,12 @@ export async function buildApp(
       "the database is ahead of this release (a newer one is rolling out): running on it without migrating",
     );
   pool?.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost; reconnecting"));
+  // A connection ended while checked out (a database restart between a transaction's queries) emits 'error' on its
+  // client, where the pool listens only while it is idle: without a listener of its own that ends the process. Its
+  // query fails (503 to the caller); the node stays up.
+  pool?.on("connect", (client) =>
+    client.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost in use")),
+  );
   app.decorate("dbKind", kind);
 
   registerErrorHandling(app);
