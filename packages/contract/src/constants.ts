@@ -122,6 +122,10 @@ export const RATE_LIMITS = {
   passkey: { max: 120, windowMs: 5 * MINUTE },
   /** Issue #26: second factors added, renamed or removed and recovery codes made. */
   factors: { max: 30, windowMs: 15 * MINUTE },
+  /** Issue #27: the security page's lists (sessions, apps, activity), each page of each. */
+  securityRead: { max: 120, windowMs: 5 * MINUTE },
+  /** Issue #27: sessions ended, "Sign out everywhere else", apps' access removed. */
+  securityChange: { max: 30, windowMs: 5 * MINUTE },
 } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
@@ -243,3 +247,6 @@ export const SECOND_FACTOR_FAILURES_BLOCK_MS = 30 * DAY;
 export const WEBAUTHN_CHALLENGE_TTL_MS = 5 * MINUTE;
 /** Issue #26: a passkey's name, as the person gives it. */
 export const PASSKEY_NAME_MAX = 64;
+
+/** Issue #27: entries per page of the security page's lists (sessions, apps, activity). */
+export const SECURITY_PAGE_SIZE = 20;

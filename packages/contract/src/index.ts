@@ -10,6 +10,7 @@ export * from "./options.ts";
 export * from "./return-to.ts";
 export * from "./routes.ts";
 export * from "./rules.ts";
+export * from "./security.ts";
 export * from "./sign-in.ts";
 export * from "./text.ts";
 export * from "./trial.ts";

@@ -46,6 +46,8 @@ export const ROUTES = {
     query: ["return_to", "required_profile_update", "setup_second_factor"],
     loginRequired: true,
   },
+  /** Our addition (issue #27): where the person is signed in, which apps hold the account, what happened. */
+  ACCOUNT_SECURITY: { path: "/account/security", loginRequired: true },
   ACCOUNT_ACTIVATE: { path: "/account/activate", query: ["code"] },
   ACCOUNT_DELETE: { path: "/account/delete", query: ["code"] },
   PASSWORD_RECOVER: { path: "/account/recover" },

@@ -563,6 +563,72 @@ export const api = {
     statuses: [200, 400, 401, 403],
     rateLimit: "passkey",
   }),
+  /**
+   * Issue #27: the person's sign-ins, newest activity first, one entry per sign-in (its linked sessions on other
+   * hosts together). Another person's entry does not exist for them: ending it answers 404.
+   */
+  securitySessions: defineEndpoint({
+    method: "GET",
+    path: "/account/sessions",
+    query: s.SecurityListQuery,
+    answer: s.SessionsAnswer,
+    statuses: [200, 400],
+    session: "required",
+    rateLimit: "securityRead",
+  }),
+  /**
+   * Issue #27: ends one sign-in: its linked sessions, its provider sessions (back-channel logout to the sites that
+   * asked for it), the apps' refresh tokens bound to it that are not offline, and the forum's session, through the
+   * durable job queue. Ending the browser's own is a sign-out.
+   */
+  securitySessionEnd: defineEndpoint({
+    method: "DELETE",
+    path: "/account/sessions/{id}",
+    params: s.SecurityEntryParams,
+    answer: s.Empty,
+    statuses: [200, 404],
+    session: "required",
+    rateLimit: "securityChange",
+  }),
+  /** Issue #27, "Sign out everywhere else": every other sign-in ends, and every offline refresh token is revoked. */
+  securitySessionsEndOthers: defineEndpoint({
+    method: "POST",
+    path: "/account/sessions/end-others",
+    answer: s.SessionsEndedAnswer,
+    statuses: [200],
+    session: "required",
+    rateLimit: "securityChange",
+  }),
+  /** Issue #27: the sites and apps the person has granted access to (the provider's grants). */
+  securityApps: defineEndpoint({
+    method: "GET",
+    path: "/account/apps",
+    query: s.SecurityListQuery,
+    answer: s.AppsAnswer,
+    statuses: [200, 400],
+    session: "required",
+    rateLimit: "securityRead",
+  }),
+  /** Issue #27: removes an app's access: its grant, every token issued under it, its provider sessions. */
+  securityAppRevoke: defineEndpoint({
+    method: "DELETE",
+    path: "/account/apps/{id}",
+    params: s.SecurityEntryParams,
+    answer: s.Empty,
+    statuses: [200, 404],
+    session: "required",
+    rateLimit: "securityChange",
+  }),
+  /** Issue #27: the person's own security activity from the audit trail, newest first. */
+  securityActivity: defineEndpoint({
+    method: "GET",
+    path: "/account/activity",
+    query: s.SecurityListQuery,
+    answer: s.ActivityAnswer,
+    statuses: [200, 400],
+    session: "required",
+    rateLimit: "securityRead",
+  }),
 } as const;
 
 export type ApiName = keyof typeof api;

@@ -40,6 +40,8 @@ export interface AuditContext {
   ip?: string | null;
   userAgent?: string | null;
   detail?: string | null;
+  /** Issue #27: the trusted country header's code (ISO 3166-1 alpha-2), for the person's activity list. */
+  country?: string | null;
   /** A sign-in event's method (the detail says it in words), for the metrics; not stored. */
   method?: SignInLabel;
 }
@@ -54,6 +56,7 @@ export async function audit(db: Db, event: AuditEvent, context: AuditContext = {
     ip: context.ip?.slice(0, 64) ?? null,
     user_agent: context.userAgent?.slice(0, 512) ?? null,
     detail: context.detail?.slice(0, 1000) ?? null,
+    country: context.country?.slice(0, 2) ?? null,
   });
   countEvent(db, event, context.method);
 }

@@ -1,4 +1,4 @@
-import { DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS, SESSION_LINK_MARKER_COOKIE } from "@gatehouse/contract";
+import { DEFAULT_COUNTRY, DEVICE_TRUST_MS, SESSION_ABSOLUTE_MS, SESSION_LINK_MARKER_COOKIE } from "@gatehouse/contract";
 import type {
   FastifyError,
   FastifyInstance,
@@ -14,6 +14,7 @@ import type { Config } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../events/sessions-ended.ts";
 import { isFresh } from "../factors/step-up.ts";
 import {
+  type ClientMeta,
   closeSession,
   csrfMatches,
   csrfToken,
@@ -27,6 +28,7 @@ import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow } from "../store/schema.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
 import { canonicalPath, isApiRoute } from "./api-paths.ts";
+import { visitorCountry } from "./client.ts";
 import { ApiError, sendError } from "./errors.ts";
 
 export interface SessionState {
@@ -58,6 +60,8 @@ declare module "fastify" {
     sessionRead: Promise<SessionWithUser | undefined> | null;
     /** The sign-in attempt an owed step's call is made for, when it has no session (http/mount.ts sets it). */
     attempt: SignInAttemptRow | undefined;
+    /** Issue #27: the trusted country header's code (visitorCountry), null when unknown; for sessions and audit. */
+    country: string | null;
   }
 }
 
@@ -107,6 +111,12 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
   app.decorateRequest("session", undefined as unknown as SessionState);
   app.decorateRequest("sessionRead", null);
   app.decorateRequest("attempt", undefined);
+  app.decorateRequest("country", null);
+  app.addHook("onRequest", (request, _reply, done) => {
+    const country = visitorCountry(request, config);
+    request.country = country === DEFAULT_COUNTRY ? null : country;
+    done();
+  });
 
   const guard: onRequestHookHandler = async (request, reply) => {
     reply.headers(headers);
@@ -307,13 +317,18 @@ function headerOf(request: FastifyRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function clientMeta(request: FastifyRequest) {
+export function clientMeta(request: FastifyRequest): ClientMeta {
   const agent = request.headers["user-agent"];
-  return { ip: request.ip, userAgent: typeof agent === "string" ? agent : "" };
+  return {
+    ip: request.ip,
+    userAgent: typeof agent === "string" ? agent : "",
+    host: request.hostname,
+    country: request.country,
+  };
 }
 
 /** Who did it and from where, for the audit trail. */
 export function auditContext(request: FastifyRequest, userId: string | null) {
   const meta = clientMeta(request);
-  return { userId, ip: meta.ip, userAgent: meta.userAgent };
+  return { userId, ip: meta.ip, userAgent: meta.userAgent, country: meta.country };
 }

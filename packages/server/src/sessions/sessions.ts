@@ -51,6 +51,9 @@ const TOUCH_EVERY_MS = 60_000;
 export interface ClientMeta {
   ip: string;
   userAgent: string;
+  /** Issue #27: the host name asked (a brand's), and the trusted country header's code; absent when unknown. */
+  host?: string;
+  country?: string | null;
 }
 
 /** How and when a finished sign-in was proven: recorded on the session it opens. */
@@ -78,6 +81,8 @@ export async function openSession(db: Db, record: SignInRecord, meta: ClientMeta
     expires_at: now + SESSION_ABSOLUTE_MS,
     ip: meta.ip.slice(0, 64),
     user_agent: meta.userAgent.slice(0, 512),
+    host: meta.host?.slice(0, 255) ?? null,
+    country: meta.country ?? null,
     auth_time: record.authTime,
     auth_method: record.method,
     idp: record.idp ?? null,

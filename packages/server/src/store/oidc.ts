@@ -11,7 +11,11 @@ export interface OidcModelWrite {
   grantId: string | null;
   userCode: string | null;
   gatewaySessionId: string | null;
+  /** Issue #27: a grant's account (only grants carry it: the security page lists them, a password change revokes them). */
+  accountId: string | null;
   expiresAt: number | null;
+  /** When it was written (a grant's "last used" is its newest token's). */
+  issuedAt: number;
 }
 
 /** Queries of the OpenID Connect provider's models (one table for every model, keyed by model and id). */
@@ -21,12 +25,11 @@ export const oidcStore = {
    * query builder's work per call (issue #10's refresh-grant target).
    */
   upsert: async (db: Db, row: OidcModelWrite): Promise<void> => {
-    await sql`insert into oidc_models (model, id, payload, uid, grant_id, user_code, gateway_session_id, expires_at, consumed_at)
-      values (${row.model}, ${row.id}, ${row.payload}, ${row.uid}, ${row.grantId}, ${row.userCode}, ${row.gatewaySessionId}, ${row.expiresAt}, null)
+    await sql`insert into oidc_models (model, id, payload, uid, grant_id, user_code, gateway_session_id, account_id, expires_at, issued_at, consumed_at)
+      values (${row.model}, ${row.id}, ${row.payload}, ${row.uid}, ${row.grantId}, ${row.userCode}, ${row.gatewaySessionId}, ${row.accountId}, ${row.expiresAt}, ${row.issuedAt}, null)
       on conflict (model, id) do update set payload = excluded.payload, uid = excluded.uid, grant_id = excluded.grant_id,
-        user_code = excluded.user_code, gateway_session_id = excluded.gateway_session_id, expires_at = excluded.expires_at`.execute(
-      db,
-    );
+        user_code = excluded.user_code, gateway_session_id = excluded.gateway_session_id, account_id = excluded.account_id,
+        expires_at = excluded.expires_at, issued_at = excluded.issued_at`.execute(db);
   },
 
   /** A live row (not past its expiry) by id, or by one of the columns the provider looks models up by. */
@@ -87,6 +90,28 @@ export const oidcStore = {
     await db
       .deleteFrom("oidc_models")
       .where((eb) => eb.or([eb("grant_id", "=", grantId), eb.and([eb("model", "=", "Grant"), eb("id", "=", grantId)])]))
+      .execute();
+  },
+
+  /** Issue #27: the ids of an account's grants (served by oidc_models_account_id). */
+  grantIdsOf: async (db: Db, accountId: string): Promise<string[]> => {
+    const rows = await db
+      .selectFrom("oidc_models")
+      .select("id")
+      .where("account_id", "=", accountId)
+      .where("model", "=", "Grant")
+      .execute();
+    return rows.map((row) => row.id);
+  },
+
+  /** Grants and everything issued under them, whatever the model. */
+  revokeGrants: async (db: Db, grantIds: readonly string[]): Promise<void> => {
+    if (grantIds.length === 0) return;
+    await db
+      .deleteFrom("oidc_models")
+      .where((eb) =>
+        eb.or([eb("grant_id", "in", grantIds), eb.and([eb("model", "=", "Grant"), eb("id", "in", grantIds)])]),
+      )
       .execute();
   },
 

@@ -52,6 +52,9 @@ export interface SessionsTable {
   linked: Generated<number>;
   /** The last proof in this session (its sign-in, or a step-up, issue #26); null on sessions opened before. */
   fresh_at: number | null;
+  /** Issue #27: the host name the session is on, and the trusted country header's code at its sign-in. */
+  host: string | null;
+  country: string | null;
 }
 
 /** Issue #26: an account's authenticator app (migration 015). */
@@ -252,6 +255,8 @@ export interface AuditTable {
   user_agent: string | null;
   /** Short, non-secret context (a refusal's reason, the admin command). */
   detail: string | null;
+  /** Issue #27: the trusted country header's code of the request; null when unknown or recorded before. */
+  country: string | null;
 }
 
 /** One model of the OpenID Connect provider (its adapter's row, store/oidc.ts). */
@@ -265,6 +270,16 @@ export interface OidcModelsTable {
   gateway_session_id: string | null;
   expires_at: number | null;
   consumed_at: number | null;
+  /** Issue #27: a grant's account (only grants carry it), and when the row was last written. */
+  account_id: string | null;
+  issued_at: number | null;
+}
+
+/** Issue #27: a browser (device id of the device cookie) that has signed in to the account. */
+export interface KnownBrowsersTable {
+  user_id: string;
+  device_id: string;
+  first_seen_at: number;
 }
 
 export type OidcKeyState = "next" | "current" | "previous";
@@ -312,6 +327,7 @@ export interface JobsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  known_browsers: KnownBrowsersTable;
   sign_in_attempts: SignInAttemptsTable;
   session_links: SessionLinksTable;
   external_identities: ExternalIdentitiesTable;

@@ -14,6 +14,7 @@ import * as trials from "./012-trials.ts";
 import * as forum from "./013-forum.ts";
 import * as signInAttempts from "./014-sign-in-attempts.ts";
 import * as secondFactors from "./015-second-factors.ts";
+import * as securityPage from "./016-security-page.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "013-forum": forum,
   "014-sign-in-attempts": signInAttempts,
   "015-second-factors": secondFactors,
+  "016-security-page": securityPage,
 };
 
 export const migrationProvider: MigrationProvider = {
