@@ -189,4 +189,5 @@ const auditOf = (user: UserRow, browser: Browser) => ({
   userId: user.id,
   ip: browser.client.ip,
   userAgent: browser.client.userAgent,
+  country: browser.client.country ?? null,
 });
