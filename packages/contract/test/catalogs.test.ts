@@ -39,7 +39,7 @@ const BORROWED: Partial<Record<Language, ReadonlySet<string>>> = {
   // Spec §2's OK button: these languages say "OK" too.
   pt: new Set(["socialRegisterComplete.ok"]),
   // Issue #26: German says "Passkeys" too (Apple's, Google's and Microsoft's German pages do).
-  de: new Set(["socialRegisterComplete.ok", "security.passkeys.heading"]),
+  de: new Set(["socialRegisterComplete.ok", "security.passkeys.heading", "securityPage.activity.factors.passkey"]),
   fr: new Set(["socialRegisterComplete.ok"]),
   jp: new Set(["socialRegisterComplete.ok"]),
 };

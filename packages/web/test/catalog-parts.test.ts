@@ -24,6 +24,8 @@ function firstPartSources(): string[] {
     // Issue #26: the second-factor screen, and the step-up dialog the frame loads only when a call needs it.
     "second-factor",
     "step-up",
+    // Issue #27: the security page.
+    "security",
   ];
   const files: string[] = [];
   const walk = (dir: string) => {

@@ -18,6 +18,7 @@ export const SCREEN_MODULES = import.meta.glob<ScreenModule>([
   "../screens/register/{Register,RegisterComplete}.tsx",
   "../screens/activate/{Activate,ActivateLogin}.tsx",
   "../screens/password/{Recover,Reset,Setup,Change}.tsx",
+  "../screens/security/Security.tsx",
   "../screens/profile/{EditProfile,DeleteAccount}.tsx",
   "../screens/{desktop/DesktopApp,popup/Close}.tsx",
   "../screens/service/ServiceLogin.tsx",

@@ -23,6 +23,7 @@ export const SCREEN_FILES: Partial<Record<RouteId, string>> = {
   PASSWORD_CHANGE: "password/Change",
   ACCOUNT_EDIT: "profile/EditProfile",
   ACCOUNT_DELETE: "profile/DeleteAccount",
+  ACCOUNT_SECURITY: "security/Security",
   ULA_LOGIN_SUCCESS: "desktop/DesktopApp",
   ULA_LOGIN_ERROR: "desktop/DesktopApp",
   ULA_LOGOUT_SUCCESS: "desktop/DesktopApp",

@@ -36,6 +36,7 @@ export const LATER_SECTIONS: readonly string[] = [
   "studio",
   "secondFactor",
   "security",
+  "securityPage",
   "reauth",
 ];
 

@@ -110,6 +110,8 @@ export default function Change() {
             error={errors.password?.message}
             {...form.register("password")}
           />
+          {/* Issue #27: what a change ends, in the words of docs/decisions.md, before the person commits to it. */}
+          <p>{t("change.ends")}</p>
           <Button type="submit" disabled={isSubmitting}>
             {t("change.submit")}
           </Button>

@@ -6,6 +6,7 @@ import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "
 import { useScreenFailure } from "../../../app/failure.tsx";
 import { Alert } from "../../../ui/Alert.tsx";
 import { Button } from "../../../ui/Button.tsx";
+import { useConfirmedCall } from "../../../ui/confirmed.ts";
 import { Field } from "../../../ui/Field.tsx";
 import { useFocusOnChange } from "../../../ui/focus.ts";
 import { useForm } from "../../../ui/form/useForm.ts";
@@ -45,6 +46,7 @@ export function AuthenticatorApp({
   const headingId = useId();
   const [setup, setSetup] = useState<Setup>();
   const [busy, setBusy] = useState(false);
+  const confirmed = useConfirmedCall();
   const [message, setMessage] = useState<Message>();
   const heading = useFocusOnChange(setup === undefined ? on : setup);
   const form = useForm(TotpConfirmBody);
@@ -88,20 +90,17 @@ export function AuthenticatorApp({
     }
   });
 
-  const turnOff = async () => {
-    if (!window.confirm(t("security.turnOffConfirm"))) return;
-    setMessage(undefined);
-    setBusy(true);
-    try {
-      await gateway().call(api.totpRemove);
-      setMessage({ kind: "success", key: "security.turnedOff" });
-      onChange();
-    } catch (failure) {
-      failed(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const turnOff = () =>
+    confirmed.run(
+      t("security.turnOffConfirm"),
+      async () => {
+        setMessage(undefined);
+        await gateway().call(api.totpRemove);
+        setMessage({ kind: "success", key: "security.turnedOff" });
+        onChange();
+      },
+      (key) => setMessage({ kind: "error", key }),
+    );
 
   return (
     <div className={styles.part}>
@@ -142,7 +141,7 @@ export function AuthenticatorApp({
           <p>{on ? t("security.appOn") : t("security.appOff")}</p>
           <div className={styles.actions}>
             {on ? (
-              <Button variant="secondary" busy={busy} onClick={() => void turnOff()}>
+              <Button variant="secondary" busy={confirmed.busy} onClick={() => void turnOff()}>
                 {t("security.turnOff")}
               </Button>
             ) : (

@@ -6,6 +6,7 @@ import { ApiError, applyFieldErrors, errorKey, gateway, isScreenFailure } from "
 import { useScreenFailure } from "../../../app/failure.tsx";
 import { Alert } from "../../../ui/Alert.tsx";
 import { Button } from "../../../ui/Button.tsx";
+import { useConfirmedCall } from "../../../ui/confirmed.ts";
 import { Field } from "../../../ui/Field.tsx";
 import { useForm } from "../../../ui/form/useForm.ts";
 import { useT } from "../../../ui/useT.ts";
@@ -42,6 +43,7 @@ export function Passkeys({
   const fail = useScreenFailure();
   const headingId = useId();
   const [busy, setBusy] = useState(false);
+  const confirmed = useConfirmedCall();
   const [renaming, setRenaming] = useState<string>();
   const [message, setMessage] = useState<Message>();
   const date = (at: number) => new Intl.DateTimeFormat(i18n.language, { dateStyle: "medium" }).format(at);
@@ -70,20 +72,17 @@ export function Passkeys({
     }
   };
 
-  const remove = async (passkey: Passkey) => {
-    if (!window.confirm(t("security.passkeys.removeConfirm", { name: passkey.name }))) return;
-    setMessage(undefined);
-    setBusy(true);
-    try {
-      await gateway().call(api.passkeyRemove, { params: { id: passkey.id } });
-      setMessage({ kind: "success", key: "security.passkeys.removed" });
-      onChange();
-    } catch (failure) {
-      failed(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const remove = (passkey: Passkey) =>
+    confirmed.run(
+      t("security.passkeys.removeConfirm", { name: passkey.name }),
+      async () => {
+        setMessage(undefined);
+        await gateway().call(api.passkeyRemove, { params: { id: passkey.id } });
+        setMessage({ kind: "success", key: "security.passkeys.removed" });
+        onChange();
+      },
+      (key) => setMessage({ kind: "error", key }),
+    );
 
   return (
     <div className={sectionStyles.part}>
@@ -129,7 +128,7 @@ export function Passkeys({
                   <Button
                     variant="secondary"
                     aria-label={t("security.passkeys.renameFor", { name: passkey.name })}
-                    disabled={busy}
+                    disabled={busy || confirmed.busy}
                     onClick={() => setRenaming(passkey.id)}
                   >
                     {t("security.passkeys.rename")}
@@ -137,7 +136,7 @@ export function Passkeys({
                   <Button
                     variant="secondary"
                     aria-label={t("security.passkeys.removeFor", { name: passkey.name })}
-                    disabled={busy}
+                    disabled={busy || confirmed.busy}
                     onClick={() => void remove(passkey)}
                   >
                     {t("security.passkeys.remove")}
@@ -149,7 +148,7 @@ export function Passkeys({
         </ul>
       )}
       <div className={sectionStyles.actions}>
-        <Button busy={busy} onClick={() => void add()}>
+        <Button busy={busy} disabled={confirmed.busy} onClick={() => void add()}>
           {t("security.passkeys.add")}
         </Button>
       </div>

@@ -1,8 +1,9 @@
-import { type AnswerOf, api } from "@gatehouse/contract";
+import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
 import { useCallback, useEffect, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { errorKey, gateway, isScreenFailure } from "../../../api/index.ts";
 import { useScreenFailure } from "../../../app/failure.tsx";
+import { Link } from "../../../app/routing.tsx";
 import { Alert } from "../../../ui/Alert.tsx";
 import { Button } from "../../../ui/Button.tsx";
 import { useT } from "../../../ui/useT.ts";
@@ -66,6 +67,10 @@ export function SecuritySection({
         {t("security.heading")}
       </h2>
       {demanded ? <Alert kind="info">{t("security.requiredBySite")}</Alert> : null}
+      {/* Issue #27: where the person is signed in, the apps with access and the activity, on a page of their own. */}
+      <p>
+        {t("security.pageAbout")} <Link to={routeUrl("ACCOUNT_SECURITY")}>{t("security.pageLink")}</Link>
+      </p>
       <AuthenticatorApp on={security.totp} onChange={reload} onCodes={setCodes} />
       <Passkeys security={security} onChange={reload} onCodes={setCodes} />
       <RecoveryCodes

@@ -1,0 +1,137 @@
+import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { gateway } from "../../api/index.ts";
+import { Link } from "../../app/routing.tsx";
+import { Alert } from "../../ui/Alert.tsx";
+import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
+import { useConfirmedCall } from "../../ui/confirmed.ts";
+import { useT } from "../../ui/useT.ts";
+import { PagedSection } from "./PagedSection.tsx";
+import { usePagedList } from "./paged.ts";
+import styles from "./Security.module.css";
+import { countryName, dateTime, deviceWords, localeOf, methodWords, timeAgo } from "./words.ts";
+
+type Session = AnswerOf<typeof api.securitySessions>["sessions"][number];
+type Message = { kind: "error" | "success"; text: string };
+
+const loadSessions = async (cursor: string | undefined) => {
+  const answer = await gateway().call(api.securitySessions, cursor ? { query: { cursor } } : {});
+  return { items: answer.sessions, nextCursor: answer.nextCursor };
+};
+
+/**
+ * "Where you're signed in" (issue #27): one entry per sign-in (its linked sessions on other hosts together), this
+ * browser's marked; another one ends with its own button, this one signs out through the app's sign-out page.
+ * "Sign out everywhere else" ends every other sign-in and the access of apps that stay signed in (offline).
+ */
+export function Sessions({ onEnded }: { onEnded: () => void }) {
+  const { t } = useTranslation();
+  const tk = useT();
+  const list = usePagedList(loadSessions);
+  const confirmed = useConfirmedCall();
+  const [message, setMessage] = useState<Message>();
+  const failed = (key: string) => setMessage({ kind: "error", text: tk(key) });
+
+  const end = (session: Session) => {
+    const device = deviceWords(t, session.device);
+    setMessage(undefined);
+    // Ending one other sign-in only defends the account, and signing in again undoes it: no confirmation.
+    return confirmed.run(
+      undefined,
+      async () => {
+        await gateway().call(api.securitySessionEnd, { params: { id: session.id } });
+        setMessage({ kind: "success", text: t("securityPage.sessions.ended", { device }) });
+        list.reload();
+        onEnded();
+      },
+      failed,
+    );
+  };
+
+  const endOthers = () => {
+    setMessage(undefined);
+    return confirmed.run(
+      t("securityPage.sessions.endOthersConfirm"),
+      async () => {
+        await gateway().call(api.securitySessionsEndOthers);
+        setMessage({ kind: "success", text: t("securityPage.sessions.endedOthers") });
+        list.reload();
+        onEnded();
+      },
+      failed,
+    );
+  };
+
+  const others = (list.items ?? []).some((session) => !session.current);
+  return (
+    <PagedSection
+      heading={t("securityPage.sessions.heading")}
+      list={list}
+      empty={t("securityPage.sessions.none")}
+      keyOf={(session) => session.id}
+      above={message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
+      render={(session) => <SessionEntry session={session} busy={confirmed.busy} onEnd={() => void end(session)} />}
+      below={
+        others ? (
+          <div className={styles.everywhere}>
+            <p>{t("securityPage.sessions.endOthersAbout")}</p>
+            <Button variant="secondary" busy={confirmed.busy} onClick={() => void endOthers()}>
+              {t("securityPage.sessions.endOthers")}
+            </Button>
+          </div>
+        ) : null
+      }
+    />
+  );
+}
+
+/** One sign-in: its device, this browser's badge, how and where, since when, its hosts, and its button. */
+function SessionEntry({ session, busy, onEnd }: { session: Session; busy: boolean; onEnd: () => void }) {
+  const { t, i18n } = useTranslation();
+  const locale = localeOf(i18n.language);
+  const device = deviceWords(t, session.device);
+  const how = methodWords(t, session.method, session.provider);
+  const where = [
+    how ? t("securityPage.sessions.how", { method: how }) : undefined,
+    countryName(locale, session.country),
+  ];
+  return (
+    <>
+      <span className={styles.about}>
+        <span className={styles.name}>
+          {device}
+          {session.current ? <span className={styles.badge}>{t("securityPage.sessions.thisBrowser")}</span> : null}
+        </span>
+        <span className={styles.details}>{where.filter(Boolean).join(" · ")}</span>
+        <span className={styles.details}>
+          {t("securityPage.sessions.started", { date: dateTime(locale, session.startedAt) })}
+          {" · "}
+          {t("securityPage.sessions.lastActive", { time: timeAgo(locale, session.lastActiveAt) })}
+        </span>
+        {session.hosts.length > 0 ? (
+          <span className={styles.details}>
+            {t("securityPage.sessions.hosts", { hosts: session.hosts.join(", ") })}
+          </span>
+        ) : null}
+      </span>
+      <span className={styles.buttons}>
+        {session.current ? (
+          // This browser's own sign-out is the app's: the sign-out page ends it and says so.
+          <Link className={secondaryButtonClass} to={routeUrl("LOGOUT")}>
+            {t("securityPage.sessions.signOut")}
+          </Link>
+        ) : (
+          <Button
+            variant="secondary"
+            aria-label={t("securityPage.sessions.signOutOf", { device })}
+            disabled={busy}
+            onClick={onEnd}
+          >
+            {t("securityPage.sessions.signOut")}
+          </Button>
+        )}
+      </span>
+    </>
+  );
+}
