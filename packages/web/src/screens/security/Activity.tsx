@@ -3,6 +3,7 @@ import type { TFunction } from "i18next";
 import { type Ref, useImperativeHandle } from "react";
 import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
+import { Details } from "./Details.tsx";
 import { PagedSection } from "./PagedSection.tsx";
 import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
@@ -43,11 +44,9 @@ export function Activity({ ref }: { ref?: Ref<{ reload: () => void }> }) {
       render={(event) => (
         <span className={styles.about}>
           <span className={styles.name}>{eventWords(t, event)}</span>
-          <span className={styles.details}>
-            {[deviceWords(t, event.device), countryName(locale, event.country), dateTime(locale, event.at)]
-              .filter(Boolean)
-              .join(" · ")}
-          </span>
+          <Details
+            parts={[deviceWords(t, event.device), countryName(locale, event.country), dateTime(locale, event.at)]}
+          />
         </span>
       )}
     />

@@ -7,6 +7,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useConfirmedCall } from "../../ui/confirmed.ts";
 import { useT } from "../../ui/useT.ts";
+import { Details } from "./Details.tsx";
 import { PagedSection } from "./PagedSection.tsx";
 import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
@@ -86,13 +87,14 @@ function AppEntry({ app, busy, onRemove }: { app: App; busy: boolean; onRemove: 
             <li key={scope}>{t(`serviceLogin.scopes.${scope}`, { brand: services })}</li>
           ))}
         </ul>
-        <span className={styles.details}>
-          {t("securityPage.apps.granted", { date: dateOnly(locale, app.grantedAt) })}
-          {" · "}
-          {app.lastUsedAt === null
-            ? t("securityPage.apps.neverUsed")
-            : t("securityPage.apps.lastUsed", { date: dateOnly(locale, app.lastUsedAt) })}
-        </span>
+        <Details
+          parts={[
+            t("securityPage.apps.granted", { date: dateOnly(locale, app.grantedAt) }),
+            app.lastUsedAt === null
+              ? t("securityPage.apps.neverUsed")
+              : t("securityPage.apps.lastUsed", { date: dateOnly(locale, app.lastUsedAt) }),
+          ]}
+        />
       </span>
       <span className={styles.buttons}>
         <Button

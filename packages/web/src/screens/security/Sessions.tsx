@@ -7,6 +7,7 @@ import { Alert } from "../../ui/Alert.tsx";
 import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useConfirmedCall } from "../../ui/confirmed.ts";
 import { useT } from "../../ui/useT.ts";
+import { Details } from "./Details.tsx";
 import { PagedSection } from "./PagedSection.tsx";
 import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
@@ -92,10 +93,6 @@ function SessionEntry({ session, busy, onEnd }: { session: Session; busy: boolea
   const locale = localeOf(i18n.language);
   const device = deviceWords(t, session.device);
   const how = methodWords(t, session.method, session.provider);
-  const where = [
-    how ? t("securityPage.sessions.how", { method: how }) : undefined,
-    countryName(locale, session.country),
-  ];
   return (
     <>
       <span className={styles.about}>
@@ -103,17 +100,25 @@ function SessionEntry({ session, busy, onEnd }: { session: Session; busy: boolea
           {device}
           {session.current ? <span className={styles.badge}>{t("securityPage.sessions.thisBrowser")}</span> : null}
         </span>
-        <span className={styles.details}>{where.filter(Boolean).join(" · ")}</span>
-        <span className={styles.details}>
-          {t("securityPage.sessions.started", { date: dateTime(locale, session.startedAt) })}
-          {" · "}
-          {t("securityPage.sessions.lastActive", { time: timeAgo(locale, session.lastActiveAt) })}
-        </span>
-        {session.hosts.length > 0 ? (
-          <span className={styles.details}>
-            {t("securityPage.sessions.hosts", { hosts: session.hosts.join(", ") })}
-          </span>
-        ) : null}
+        <Details
+          parts={[
+            how ? t("securityPage.sessions.how", { method: how }) : undefined,
+            countryName(locale, session.country),
+          ]}
+        />
+        <Details
+          parts={[
+            t("securityPage.sessions.started", { date: dateTime(locale, session.startedAt) }),
+            t("securityPage.sessions.lastActive", { time: timeAgo(locale, session.lastActiveAt) }),
+          ]}
+        />
+        <Details
+          parts={[
+            session.hosts.length > 0
+              ? t("securityPage.sessions.hosts", { hosts: session.hosts.join(", ") })
+              : undefined,
+          ]}
+        />
       </span>
       <span className={styles.buttons}>
         {session.current ? (
