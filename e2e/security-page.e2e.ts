@@ -184,7 +184,10 @@ describe("the security page (issue #27)", () => {
     await signedInAt(other.page, email);
     const here = await browserOf(WINDOWS_CHROME, "DE");
     await grantPartner(here.page, email);
-    await here.page.goto(SECURITY);
+    // Edit account's Sign-in and security links to the page.
+    await here.page.goto("/profile/edit");
+    await here.page.getByRole("link", { name: "Devices, apps and activity" }).click();
+    await here.page.getByRole("heading", { name: "Devices, apps and activity", level: 1 }).waitFor();
 
     // This browser is marked and signs out through the app's sign-out; the other has its own button.
     const mine = sessions(here.page).getByRole("listitem").filter({ hasText: "This browser" });

@@ -1,4 +1,11 @@
-import { BRANDS, type BrandId, LANGUAGES, type Language, type SignInMethod } from "@gatehouse/contract";
+import {
+  BRANDS,
+  type BrandId,
+  DEFAULT_COUNTRY,
+  LANGUAGES,
+  type Language,
+  type SignInMethod,
+} from "@gatehouse/contract";
 import type { TFunction } from "i18next";
 
 /** The BCP 47 tag the page's language formats dates and country names in (`jp` → `ja`). */
@@ -12,9 +19,9 @@ export function deviceWords(t: TFunction, device: Device): string {
   return device.os ? t("securityPage.device", { browser, os: device.os }) : browser;
 }
 
-/** The country's name in the page's language (Intl.DisplayNames); nothing when unknown. */
+/** The country's name in the page's language (Intl.DisplayNames); nothing when unknown (ZZ is "Unknown Region"). */
 export function countryName(locale: string, code: string | null): string | undefined {
-  if (!code || !/^[A-Z]{2}$/u.test(code)) return undefined;
+  if (!code || code === DEFAULT_COUNTRY || !/^[A-Z]{2}$/u.test(code)) return undefined;
   try {
     return new Intl.DisplayNames([locale], { type: "region", fallback: "none" }).of(code) ?? undefined;
   } catch {
