@@ -5,7 +5,7 @@
  * The site is a real listener on loopback that signs in through the provider with the person's consent.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { BRAND_IDS } from "@gatehouse/contract";
+import { BRAND_IDS, SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Service, startService } from "./global.ts";
@@ -149,6 +149,26 @@ async function grantPartner(page: Page, email: string): Promise<Tokens> {
   return tokens;
 }
 
+/** A sign-in from another browser by the gateway's API (the sign-in page's own calls), leaving its session open. */
+async function signInByApi(email: string): Promise<void> {
+  const context = await browser.newContext({
+    baseURL: service.baseUrl,
+    userAgent: LINUX_FIREFOX.userAgent,
+    extraHTTPHeaders: { "x-forwarded-for": `203.0.113.${(visitors++ % 250) + 1}`, "cf-ipcountry": "FR" },
+  });
+  try {
+    const session = await context.request.get("/api/session");
+    const csrf = session.headers()["x-csrf-token"] ?? "";
+    const answer = await context.request.post("/api/account/login", {
+      headers: { "x-csrf-token": csrf },
+      data: { email, password: PASSWORD },
+    });
+    expect(answer.status()).toBe(200);
+  } finally {
+    await context.close();
+  }
+}
+
 const section = (page: Page, name: string) => page.getByRole("region", { name });
 const sessions = (page: Page) => section(page, "Where you're signed in");
 const apps = (page: Page) => section(page, "Apps with access");
@@ -264,6 +284,28 @@ describe("the security page (issue #27)", () => {
     await other.page.goto("/profile/edit");
     await other.page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     await other.context.close();
+    await here.context.close();
+  });
+
+  it("shows more of a long list with the cursor, the first new entry focused", async () => {
+    const email = await person();
+    const others = SECURITY_PAGE_SIZE + 1;
+    for (let i = 0; i < others; i++) await signInByApi(email);
+    const here = await browserOf(WINDOWS_CHROME, "DE");
+    await signedInAt(here.page, email);
+    const entries = sessions(here.page).getByRole("listitem");
+    await entries.nth(SECURITY_PAGE_SIZE - 1).waitFor();
+    expect(await entries.count()).toBe(SECURITY_PAGE_SIZE);
+    await sessions(here.page).getByRole("button", { name: "Show more" }).click();
+    await entries.nth(others).waitFor();
+    expect(await entries.count()).toBe(others + 1);
+    expect(await isFocused(entries.nth(SECURITY_PAGE_SIZE))).toBe(true);
+    expect(await sessions(here.page).getByRole("button", { name: "Show more" }).count()).toBe(0);
+    // The activity pages the same way: one sign-in event per sign-in.
+    const events = activity(here.page).getByRole("listitem");
+    await activity(here.page).getByRole("button", { name: "Show more" }).click();
+    await events.nth(SECURITY_PAGE_SIZE).waitFor();
+    expect(await isFocused(events.nth(SECURITY_PAGE_SIZE))).toBe(true);
     await here.context.close();
   });
 
