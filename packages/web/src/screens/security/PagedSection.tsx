@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useRef } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -33,12 +33,18 @@ export function PagedSection<T>({
   const tk = useT();
   const headingId = useId();
   const listRef = useRef<HTMLUListElement>(null);
+  // The entry to focus once the next page is drawn (the answer comes before React draws it).
+  const [focusAt, setFocusAt] = useState<number>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again once the new entries are drawn.
+  useEffect(() => {
+    if (focusAt === undefined) return;
+    const first = listRef.current?.children[focusAt];
+    if (!(first instanceof HTMLElement)) return;
+    first.focus();
+    setFocusAt(undefined);
+  }, [focusAt, list.items]);
 
-  const showMore = async () => {
-    const before = await list.showMore();
-    const first = listRef.current?.children[before];
-    if (first instanceof HTMLElement) first.focus();
-  };
+  const showMore = async () => setFocusAt(await list.showMore());
 
   return (
     <section className={styles.section} aria-labelledby={headingId}>
