@@ -88,11 +88,11 @@ async function person(): Promise<string> {
   return email;
 }
 
-/** Signs in on the sign-in page, then opens the security page. */
-async function signedInAt(page: Page, email: string, path = SECURITY): Promise<void> {
+/** Signs in on the sign-in page, then opens the security page (or another page, named by its heading). */
+async function signedInAt(page: Page, email: string, path = SECURITY, heading = "Devices, apps and activity") {
   await page.goto(`/?return_to=${encodeURIComponent(path)}`);
   await signIn(page, email, PASSWORD);
-  await page.getByRole("heading", { name: "Devices, apps and activity", level: 1 }).waitFor();
+  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
 }
 
 /** The partner's authorization request: code + PKCE S256, offline access with the consent that needs. */
@@ -284,6 +284,20 @@ describe("the security page (issue #27)", () => {
     await other.page.goto("/profile/edit");
     await other.page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     await other.context.close();
+    await here.context.close();
+  });
+
+  it("says on the password-change screen what a change ends", async () => {
+    const email = await person();
+    const here = await browserOf(WINDOWS_CHROME, "DE");
+    await signedInAt(here.page, email, "/profile/edit", "Edit account");
+    await here.page.getByRole("link", { name: "Change password" }).click();
+    await here.page
+      .getByText("Changing your password signs you out everywhere else and removes the access of apps", {
+        exact: false,
+      })
+      .waitFor();
+    await check(here.page, "password-change-ends");
     await here.context.close();
   });
 
