@@ -238,6 +238,9 @@ describe("the security page (issue #27)", () => {
     await here.page.keyboard.press("Enter");
     await sessions(here.page).getByText(`${LINUX_FIREFOX.words} is signed out.`).waitFor();
     await end.waitFor({ state: "detached" });
+    // The button went with its entry: the section's heading has the focus, the message just below it.
+    const heading = sessions(here.page).getByRole("heading", { name: "Where you're signed in" });
+    await expect.poll(() => isFocused(heading)).toBe(true);
     await mine.waitFor();
     await activity(here.page).getByText("Signed out of a session").waitFor();
 

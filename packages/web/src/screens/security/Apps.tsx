@@ -6,6 +6,7 @@ import { useApp } from "../../app/context.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useConfirmedCall } from "../../ui/confirmed.ts";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import { Details } from "./Details.tsx";
 import { PagedSection } from "./PagedSection.tsx";
@@ -36,6 +37,9 @@ export function Apps({ onRemoved }: { onRemoved: () => void }) {
   const list = usePagedList(loadApps);
   const confirmed = useConfirmedCall();
   const [message, setMessage] = useState<Message>();
+  // The entry acted on leaves the list with its button: the heading takes the focus, the message just below it.
+  const [done, setDone] = useState(0);
+  const heading = useFocusOnChange(done);
 
   const remove = (app: App) => {
     setMessage(undefined);
@@ -44,6 +48,7 @@ export function Apps({ onRemoved }: { onRemoved: () => void }) {
       async () => {
         await gateway().call(api.securityAppRevoke, { params: { id: app.id } });
         setMessage({ kind: "success", text: t("securityPage.apps.removed", { app: app.name }) });
+        setDone((count) => count + 1);
         list.reload();
         onRemoved();
       },
@@ -57,6 +62,7 @@ export function Apps({ onRemoved }: { onRemoved: () => void }) {
       list={list}
       empty={t("securityPage.apps.none")}
       keyOf={(app) => app.id}
+      headingRef={heading}
       above={message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
       render={(app) => <AppEntry app={app} busy={confirmed.busy} onRemove={() => void remove(app)} />}
     />

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, type Ref, useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
@@ -20,6 +20,7 @@ export function PagedSection<T>({
   render,
   above,
   below,
+  headingRef,
 }: {
   heading: string;
   list: PagedList<T>;
@@ -28,6 +29,8 @@ export function PagedSection<T>({
   render: (item: T) => ReactNode;
   above?: ReactNode;
   below?: ReactNode;
+  /** The heading takes the focus through it when an entry the person acted on leaves the list (WCAG 2.4.3). */
+  headingRef?: Ref<HTMLHeadingElement>;
 }) {
   const { t } = useTranslation();
   const tk = useT();
@@ -48,7 +51,9 @@ export function PagedSection<T>({
 
   return (
     <section className={styles.section} aria-labelledby={headingId}>
-      <h2 id={headingId}>{heading}</h2>
+      <h2 id={headingId} ref={headingRef} tabIndex={headingRef ? -1 : undefined}>
+        {heading}
+      </h2>
       {above}
       {list.error ? <Alert kind="error">{tk(list.error)}</Alert> : null}
       {list.items === undefined ? (

@@ -6,6 +6,7 @@ import { Link } from "../../app/routing.tsx";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button, secondaryButtonClass } from "../../ui/Button.tsx";
 import { useConfirmedCall } from "../../ui/confirmed.ts";
+import { useFocusOnChange } from "../../ui/focus.ts";
 import { useT } from "../../ui/useT.ts";
 import { Details } from "./Details.tsx";
 import { PagedSection } from "./PagedSection.tsx";
@@ -32,6 +33,9 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
   const list = usePagedList(loadSessions);
   const confirmed = useConfirmedCall();
   const [message, setMessage] = useState<Message>();
+  // The entry acted on leaves the list with its button: the heading takes the focus, the message just below it.
+  const [done, setDone] = useState(0);
+  const heading = useFocusOnChange(done);
   const failed = (key: string) => setMessage({ kind: "error", text: tk(key) });
 
   const end = (session: Session) => {
@@ -43,6 +47,7 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
       async () => {
         await gateway().call(api.securitySessionEnd, { params: { id: session.id } });
         setMessage({ kind: "success", text: t("securityPage.sessions.ended", { device }) });
+        setDone((count) => count + 1);
         list.reload();
         onEnded();
       },
@@ -57,6 +62,7 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
       async () => {
         await gateway().call(api.securitySessionsEndOthers);
         setMessage({ kind: "success", text: t("securityPage.sessions.endedOthers") });
+        setDone((count) => count + 1);
         list.reload();
         onEnded();
       },
@@ -71,6 +77,7 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
       list={list}
       empty={t("securityPage.sessions.none")}
       keyOf={(session) => session.id}
+      headingRef={heading}
       above={message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
       render={(session) => <SessionEntry session={session} busy={confirmed.busy} onEnd={() => void end(session)} />}
       below={
