@@ -273,17 +273,23 @@ describe("the security page (issue #27)", () => {
     await here.context.close();
   });
 
-  it("signs out everywhere else after a confirmation", async () => {
+  it("signs out everywhere else after a confirmation, the apps' offline access with it", async () => {
     const email = await person();
     const other = await browserOf(LINUX_FIREFOX, "FR");
     await signedInAt(other.page, email);
     const here = await browserOf(WINDOWS_CHROME, "DE");
-    await signedInAt(here.page, email);
+    const tokens = await grantPartner(here.page, email);
+    await here.page.goto(SECURITY);
+    await apps(here.page).getByText("Partner Gallery").first().waitFor();
     const asked = here.page.waitForEvent("dialog");
     await sessions(here.page).getByRole("button", { name: "Sign out everywhere else" }).click();
     expect((await asked).message()).toContain("Sign out everywhere else?");
     await sessions(here.page).getByText("You are signed out everywhere else.").waitFor();
     expect(await sessions(here.page).getByRole("listitem").count()).toBe(1);
+    // The apps list follows: the partner's offline access ended with the other sign-ins.
+    await apps(here.page).getByText("No site or app has access to your account.").waitFor();
+    const refreshed = await tokenCall({ grant_type: "refresh_token", refresh_token: tokens.refresh_token ?? "" });
+    expect(refreshed.status).toBe(400);
     await other.page.goto("/profile/edit");
     await other.page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();
     await other.context.close();

@@ -1,5 +1,5 @@
 import { type AnswerOf, api } from "@gatehouse/contract";
-import { useState } from "react";
+import { type Ref, useImperativeHandle, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
 import { useApp } from "../../app/context.tsx";
@@ -31,10 +31,11 @@ const loadApps = async (cursor: string | undefined) => {
  * "Apps with access" (issue #27): the sites and apps the person granted, what each may do in the consent page's
  * words, and Remove access (confirmed first): the grant, its tokens and its provider sessions end on the server.
  */
-export function Apps({ onRemoved }: { onRemoved: () => void }) {
+export function Apps({ onRemoved, ref }: { onRemoved: () => void; ref?: Ref<{ reload: () => void }> }) {
   const { t } = useTranslation();
   const tk = useT();
   const list = usePagedList(loadApps);
+  useImperativeHandle(ref, () => ({ reload: list.reload }), [list.reload]);
   const confirmed = useConfirmedCall();
   const [message, setMessage] = useState<Message>();
   // The entry acted on leaves the list with its button: the heading takes the focus, the message just below it.

@@ -70,7 +70,6 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
     );
   };
 
-  const others = (list.items ?? []).some((session) => !session.current);
   return (
     <PagedSection
       heading={t("securityPage.sessions.heading")}
@@ -80,8 +79,9 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
       headingRef={heading}
       above={message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
       render={(session) => <SessionEntry session={session} busy={confirmed.busy} onEnd={() => void end(session)} />}
+      // Shown with no other sign-in too: it also ends the access of apps that stay signed in (offline).
       below={
-        others ? (
+        list.items ? (
           <div className={styles.everywhere}>
             <p>{t("securityPage.sessions.endOthersAbout")}</p>
             <Button variant="secondary" busy={confirmed.busy} onClick={() => void endOthers()}>
