@@ -33,6 +33,9 @@ export type AuditEvent =
   | "second_factors_reset"
   /** Issue #26: a passkey refused for a signature counter that did not move forward (a cloned authenticator?). */
   | "passkey_refused"
+  /** Issue #27: the person ended one of their sign-ins on the security page, or every other one. */
+  | "session_ended"
+  | "signed_out_elsewhere"
   | "admin";
 
 export interface AuditContext {
