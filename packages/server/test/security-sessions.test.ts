@@ -116,7 +116,11 @@ describe.each([
       [fromBrand[0]?.id, false],
     ]);
     // Opaque handles: no stored id (a token's hash) or sign-in id leaves the server.
-    const stored = await db().selectFrom("sessions").select(["id", "sign_in_id"]).where("user_id", "=", person.id).execute();
+    const stored = await db()
+      .selectFrom("sessions")
+      .select(["id", "sign_in_id"])
+      .where("user_id", "=", person.id)
+      .execute();
     expect(stored).toHaveLength(3);
     for (const entry of fromFirefox) {
       expect(entry.id).toMatch(HANDLE);
@@ -290,7 +294,11 @@ describe.each([
     expect((await other.get(SESSIONS)).status).toBe(200);
 
     // Committed, both are there.
-    expect(await db().transaction().execute((trx) => endSignIn(trx, viewer, handle))).toBe("ended");
+    expect(
+      await db()
+        .transaction()
+        .execute((trx) => endSignIn(trx, viewer, handle)),
+    ).toBe("ended");
     expect(await sessionsEndedJobsNaming(otherId)).toHaveLength(1);
     expectErrorObject(await other.get(SESSIONS), 401, "not_authenticated");
   });
