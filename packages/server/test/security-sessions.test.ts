@@ -3,6 +3,7 @@ import { SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdmin } from "../src/admin/cli.ts";
 import { SESSIONS_ENDED_JOB } from "../src/events/sessions-ended.ts";
 import { BACKCHANNEL_LOGOUT_JOB } from "../src/oidc/sessions.ts";
 import { endSignIn } from "../src/security/sessions.ts";
@@ -29,6 +30,7 @@ const SESSIONS = "/api/account/sessions";
 const END_OTHERS = "/api/account/sessions/end-others";
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const HANDLE = /^[A-Za-z0-9_-]{22}$/u;
+const NEW_PASSWORD = "Copper-Lantern-91!";
 
 interface Entry {
   id: string;
@@ -279,7 +281,17 @@ describe.each([
     const me = await browserOf(person.email);
     const otherId = sessionId(tokenOf(other));
     const handle = (await otherEntry(me)).id;
-    const viewer = { userId: person.id, sessionId: sessionId(tokenOf(me)), sessionSecret: server.config.sessionSecret };
+    const own = await db()
+      .selectFrom("sessions")
+      .select(["id", "sign_in_id"])
+      .where("id", "=", sessionId(tokenOf(me)))
+      .executeTakeFirstOrThrow();
+    const viewer = {
+      userId: person.id,
+      sessionId: own.id,
+      signInId: own.sign_in_id,
+      sessionSecret: server.config.sessionSecret,
+    };
 
     // A crash after the end's statements and before the commit (a transaction that throws).
     await expect(
@@ -301,6 +313,19 @@ describe.each([
     ).toBe("ended");
     expect(await sessionsEndedJobsNaming(otherId)).toHaveLength(1);
     expectErrorObject(await other.get(SESSIONS), 401, "not_authenticated");
+  });
+
+  it("disabling from the command line writes the end of the person's sessions for the gateway's worker", async () => {
+    const person = await createPerson(server.app);
+    const signedIn = await browserOf(person.email);
+    const id = sessionId(tokenOf(signedIn));
+    const env = { DATABASE_URL: server.config.databaseUrl, SESSION_SECRET: server.config.sessionSecret };
+    expect((await runAdmin(["user:disable", "--email", person.email], env)).code).toBe(0);
+    // Written in the disabling's transaction by another process; this node's worker runs it.
+    await expect
+      .poll(async () => (await sessionsEndedJobsNaming(id)).map((job) => job.status), { timeout: 5_000 })
+      .toEqual(["done"]);
+    expectErrorObject(await signedIn.get(SESSIONS), 401, "not_authenticated");
   });
 });
 
@@ -363,5 +388,35 @@ describe.each([
     expect((await logoutJobs())[0]).toMatchObject({ attempts: 1 });
     // The session's grant did not persist logout: its tokens are gone with it.
     expect(await oidc.tokenIntrospection(site, tokens.access_token)).toMatchObject({ active: false });
+  });
+
+  it("a password change ends the sites of the other sign-ins, and keeps those of the browser that changed it", async () => {
+    const person = await createPerson(server.app);
+    const siteTokensOf = async (browser: Browser) => {
+      const request = await codeRequest(site, CALLBACK);
+      return oidc.authorizationCodeGrant(site, await browser.authorize(request.url), request.checks);
+    };
+    const elsewhere = new Browser(server);
+    await elsewhere.signIn(person.email);
+    const theirs = await siteTokensOf(elsewhere);
+    const me = new Browser(server);
+    await me.signIn(person.email);
+    const mine = await siteTokensOf(me);
+    const before = backchannel.received.length;
+
+    const changed = await me.post("/api/account/change_password", { oldPassword: PASSWORD, password: NEW_PASSWORD });
+    expect(changed.status).toBe(200);
+    const logout = await backchannel.next(before);
+    const token = new URLSearchParams(logout.body).get("logout_token") ?? "";
+    const jwks = createLocalJWKSet((await readJson(await fetch(`${server.issuer}/jwks`))) as JSONWebKeySet);
+    const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: "site" });
+    expect(payload).toMatchObject({ sub: person.id, sid: theirs.claims()?.sid });
+    expect(await oidc.tokenIntrospection(site, theirs.access_token)).toMatchObject({ active: false });
+    // The job named this browser's session too (read before the change): still live, it was left alone.
+    await expect
+      .poll(async () => (await jobsStore.list(server.app.db, SESSIONS_ENDED_JOB)).every((job) => job.status === "done"))
+      .toBe(true);
+    expect(await oidc.tokenIntrospection(site, mine.access_token)).toMatchObject({ active: true });
+    expect(backchannel.received.slice(before)).toHaveLength(1);
   });
 });

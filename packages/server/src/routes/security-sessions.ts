@@ -16,7 +16,12 @@ export async function securitySessionRoutes(app: FastifyInstance, { services }: 
 
   const viewerOf = (request: FastifyRequest): SessionsViewer => {
     const session = signedIn(request);
-    return { userId: session.user_id, sessionId: session.id, sessionSecret: config.sessionSecret };
+    return {
+      userId: session.user_id,
+      sessionId: session.id,
+      signInId: session.sign_in_id,
+      sessionSecret: config.sessionSecret,
+    };
   };
 
   mount(app, api.securitySessions, async (request) => {

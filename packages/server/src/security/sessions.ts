@@ -20,6 +20,8 @@ type Entry = z.output<typeof SessionEntry>;
 export interface SessionsViewer {
   userId: string;
   sessionId: string;
+  /** The browser's sign-in (null for a session from before sign-in ids). */
+  signInId: string | null;
   sessionSecret: string;
 }
 
@@ -169,8 +171,7 @@ export async function endSignIn(db: Db, viewer: SessionsViewer, handle: string, 
  * (oidc/grants.ts), in the one transaction that deletes the sessions. Answers how many live sign-ins ended.
  */
 export async function endOtherSignIns(db: Db, viewer: SessionsViewer, now = Date.now()): Promise<number> {
-  const own = (await sessionsStore.listOfUser(db, viewer.userId)).find((session) => session.id === viewer.sessionId);
-  const keep = { id: viewer.sessionId, signInId: own?.sign_in_id ?? null };
+  const keep = { id: viewer.sessionId, signInId: viewer.signInId };
   const ended = await endSessions(
     db,
     "sign_out",
