@@ -109,7 +109,7 @@ export async function findSessionById(db: Db, id: string, now = Date.now()): Pro
   if (!session) return undefined;
   const expired = session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now;
   if (expired || accountRefusal(session)) {
-    await endSessions(db, expired ? "expired" : "disabled", (trx) => sessionsStore.delete(trx, id), now);
+    await endSessions(db, expired ? "expired" : "disabled", (trx) => sessionsStore.delete(trx, id));
     return undefined;
   }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) {
