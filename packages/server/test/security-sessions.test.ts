@@ -3,6 +3,7 @@ import { SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StandInForum, startStandInForum } from "../../../scripts/forum/stand-in.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { SESSIONS_ENDED_JOB } from "../src/events/sessions-ended.ts";
 import { BACKCHANNEL_LOGOUT_JOB } from "../src/oidc/sessions.ts";
@@ -31,6 +32,8 @@ const END_OTHERS = "/api/account/sessions/end-others";
 const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const HANDLE = /^[A-Za-z0-9_-]{22}$/u;
 const NEW_PASSWORD = "Copper-Lantern-91!";
+const FORUM_SECRET = "forum-shared-secret-0123";
+const FORUM_KEY = "forum-admin-api-key";
 
 interface Entry {
   id: string;
@@ -49,17 +52,29 @@ describe.each([
   ["PostgreSQL", freshPostgres],
 ])("the security page's sessions (issue #27, %s)", (_name, database) => {
   let server: TestServer;
+  let forum: StandInForum;
   let ip = 0;
   const db = (): Db => server.app.db;
 
   beforeAll(async () => {
+    forum = await startStandInForum({ gatewayUrl: "http://localhost:8080", secret: FORUM_SECRET, apiKey: FORUM_KEY });
     const databaseUrl = await database();
     server = await startServer({
-      env: { TRUST_PROXY: "true", LINKED_SESSIONS: "true", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+      env: {
+        TRUST_PROXY: "true",
+        LINKED_SESSIONS: "true",
+        DISCOURSE_URL: forum.url,
+        DISCOURSE_SECRET: FORUM_SECRET,
+        DISCOURSE_API_KEY: FORUM_KEY,
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      },
       app: { jobIntervalMs: 50, jobFirstRetryMs: 50 },
     });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await forum.close();
+  });
 
   /** A browser of its own address (the rate limits count by address), signed in as `email` on `base`. */
   async function browserOf(email: string, options: { base?: string; headers?: Record<string, string> } = {}) {
@@ -179,6 +194,8 @@ describe.each([
     expect((await entriesOf(me)).map((e) => e.current)).toEqual([true]);
     expect(await eventsOf(person.id)).toContain("session_ended");
     expect(await sessionsEndedJobsNaming(otherId)).toHaveLength(1);
+    // It reaches the forum as a sign-out, through its job (the forum's admin API asked for the person).
+    await expect.poll(() => forum.apiCalls.some((call) => call.includes(person.id)), { timeout: 5_000 }).toBe(true);
     // Ended, it no longer exists.
     expectErrorObject(await end(me, entry.id), 404, "not_found");
   });
