@@ -12,7 +12,7 @@ import { openSession, sessionId } from "../src/sessions/sessions.ts";
 import type { Db } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { oidcStore } from "../src/store/oidc.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { Client, expectErrorObject, expectSameTiming, freshPostgres, startServer, type TestServer } from "./harness.ts";
 import { BRAND, CENTRAL, Browser as HostBrowser } from "./host-browser.ts";
 import {
   Browser,
@@ -211,6 +211,14 @@ describe.each([
     const unknown = expectErrorObject(await end(attackerBrowser, "A".repeat(22)), 404, "not_found");
     expect(Object.keys(theirs).sort()).toEqual(Object.keys(unknown).sort());
     expect(theirs.message).toBe(unknown.message);
+    // Nor does the time tell them apart (the person's own sign-ins are read and compared either way).
+    const victims = [victimEntry?.id ?? ""];
+    for (let i = 0; i < 6; i++) {
+      const other = await createPerson(server.app);
+      victims.push(((await entriesOf(await browserOf(other.email)))[0] as Entry).id);
+    }
+    const unknowns = victims.map((_, i) => `${"B".repeat(21)}${i}`);
+    await expectSameTiming(async (handle) => () => end(attackerBrowser, handle), victims, unknowns);
     expect((await victimBrowser.get(SESSIONS)).status).toBe(200);
     expect((await entriesOf(attackerBrowser)).map((entry) => entry.current)).toEqual([true]);
   });
