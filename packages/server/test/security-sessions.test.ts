@@ -211,6 +211,8 @@ describe.each([
     const unknown = expectErrorObject(await end(attackerBrowser, "A".repeat(22)), 404, "not_found");
     expect(Object.keys(theirs).sort()).toEqual(Object.keys(unknown).sort());
     expect(theirs.message).toBe(unknown.message);
+    // An id no handle can be is refused by the contract's check, never a 5xx.
+    expectErrorObject(await end(attackerBrowser, "A".repeat(200)), 400, "invalid_request");
     // Nor does the time tell them apart (the person's own sign-ins are read and compared either way).
     const victims = [victimEntry?.id ?? ""];
     for (let i = 0; i < 6; i++) {
