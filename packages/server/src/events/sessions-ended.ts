@@ -81,8 +81,8 @@ export function onSessionsEnding(db: Db, hook: SessionsEndingHook): () => void {
  * Ends sessions: `remove` deletes them, and in the same transaction the job that ends what was opened under them is
  * queued, with the hooks' records (issue #27: "through the durable queue, so a crash loses none of it"). A replaced
  * session has no follow-up (its provider session carries on under the new one), so it needs no transaction. Once
- * committed, the listeners hear it. `db` is the database itself (its hooks and listeners are found by it); given a
- * transaction, the job is still written in it, and nothing is announced before its caller commits.
+ * committed, the listeners hear it. `db` is the database itself: its hooks and listeners are found by it. Given a
+ * transaction instead (a caller's larger change), the job is still written in it, but no hook or listener is reached.
  */
 export async function endSessions<T extends EndedSession>(
   db: Db,
