@@ -1,3 +1,4 @@
+import { revokeAccountGrants } from "../oidc/grants.ts";
 import type { Db } from "../store/db.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 
@@ -43,6 +44,10 @@ export async function loseAccess<T>(
     // Issue #26: no browser stays remembered past the credential it was remembered under (a password change or
     // reset, a disabled or deleted account): the next sign-in anywhere asks for the second factor again.
     await secondFactorsStore.forgetBrowsers(trx, loss.userId);
+    // Issue #27: every app's access ends too, offline refresh tokens included (docs/decisions.md "What a password
+    // change ends"; ASVS 7.4.3). Here rather than in a hook registered by the gateway, so that the admin command
+    // line's disabling and deletion, on their own database object, revoke them as well.
+    await revokeAccountGrants(trx, loss.userId);
     for (const hook of set) await hook.record(trx, loss.userId, loss.kind, loss.now);
     return change(trx);
   });

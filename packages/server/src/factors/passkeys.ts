@@ -19,6 +19,7 @@ import type { z } from "zod/mini";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";
 import type { MailSite } from "../mail/links.ts";
+import { revokeAccountGrants } from "../oidc/grants.ts";
 import { isLoopbackHost, siteOf, siteOrigins } from "../settings/sites.ts";
 import type { Db } from "../store/db.ts";
 import { passkeysStore } from "../store/passkeys.ts";
@@ -328,6 +329,8 @@ export async function removePasskey(
       await secondFactorsStore.deleteRecoveryCodes(trx, userId);
       await forgetBrowsers(trx, userId);
     }
+    // Issue #27: an app given access while the factor protected the account loses it (offline ones included).
+    await revokeAccountGrants(trx, userId);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "passkey", lastFactor }, actor.site, now);
     const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
     await audit(trx, "second_factor_removed", { ...who, detail: "passkey" }, now);
