@@ -153,7 +153,7 @@ export async function appsOf(
       return client ? [entryOf(client, grants, lastIssued)] : [];
     })
     .sort(newestFirst)
-    .filter((entry) => !after || newestFirst(after, entry) > 0);
+    .filter((entry) => !after || newestFirst(after, entry) < 0);
   const apps = entries.slice(0, SECURITY_PAGE_SIZE);
   const last = apps.at(-1);
   return { apps, nextCursor: entries.length > SECURITY_PAGE_SIZE && last ? cursorOf(last) : null };
