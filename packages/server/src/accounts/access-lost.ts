@@ -1,5 +1,5 @@
-import { revokeAccountGrants } from "../oidc/grants.ts";
 import type { Db } from "../store/db.ts";
+import { oidcStore } from "../store/oidc.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 
 /**
@@ -47,7 +47,7 @@ export async function loseAccess<T>(
     // Issue #27: every app's access ends too, offline refresh tokens included (docs/decisions.md "What a password
     // change ends"; ASVS 7.4.3). Here rather than in a hook registered by the gateway, so that the admin command
     // line's disabling and deletion, on their own database object, revoke them as well.
-    await revokeAccountGrants(trx, loss.userId);
+    await oidcStore.revokeAccountGrants(trx, loss.userId);
     for (const hook of set) await hook.record(trx, loss.userId, loss.kind, loss.now);
     return change(trx);
   });

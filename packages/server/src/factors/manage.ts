@@ -3,8 +3,8 @@ import { recheckPassword } from "../accounts/recheck-password.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import { audit } from "../audit/audit.ts";
 import type { MailSite } from "../mail/links.ts";
-import { revokeAccountGrants } from "../oidc/grants.ts";
 import type { Db } from "../store/db.ts";
+import { oidcStore } from "../store/oidc.ts";
 import type { UserRow } from "../store/schema.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 import type { SessionWithUser } from "../store/sessions.ts";
@@ -153,7 +153,7 @@ export async function removeTotp(db: Db, actor: Actor, now = Date.now()): Promis
       await forgetBrowsers(trx, user.id);
     }
     // Issue #27: an app given access while the factor protected the account loses it (offline ones included).
-    await revokeAccountGrants(trx, user.id);
+    await oidcStore.revokeAccountGrants(trx, user.id);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "totp", lastFactor }, actor.site, now);
     await audit(trx, "second_factor_removed", { ...who(actor), detail: "totp" }, now);
   });

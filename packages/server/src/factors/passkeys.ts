@@ -19,9 +19,9 @@ import type { z } from "zod/mini";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";
 import type { MailSite } from "../mail/links.ts";
-import { revokeAccountGrants } from "../oidc/grants.ts";
 import { isLoopbackHost, siteOf, siteOrigins } from "../settings/sites.ts";
 import type { Db } from "../store/db.ts";
+import { oidcStore } from "../store/oidc.ts";
 import { passkeysStore } from "../store/passkeys.ts";
 import type { PasskeyRow, UserRow } from "../store/schema.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
@@ -330,7 +330,7 @@ export async function removePasskey(
       await forgetBrowsers(trx, userId);
     }
     // Issue #27: an app given access while the factor protected the account loses it (offline ones included).
-    await revokeAccountGrants(trx, userId);
+    await oidcStore.revokeAccountGrants(trx, userId);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "passkey", lastFactor }, actor.site, now);
     const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
     await audit(trx, "second_factor_removed", { ...who, detail: "passkey" }, now);
