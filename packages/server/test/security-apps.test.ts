@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { PASSWORD_RESET_TTL_MS, SECURITY_PAGE_SIZE } from "@gatehouse/contract";
+import { OIDC_API_RESOURCE, PASSWORD_RESET_TTL_MS, SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +68,7 @@ describe.each([
         },
         ...SHOPS.map((id) => ({
           client_id: id,
+          client_name: id,
           client_secret: SITE_SECRET,
           redirect_uris: [`https://${id}.example/cb`],
         })),
@@ -203,6 +204,8 @@ describe.each([
       for (const clientId of SHOPS) {
         const grant = new provider.Grant({ accountId: person.id, clientId });
         grant.addOIDCScope("openid email");
+        // The brands' API is a resource's scope: the page names it with the OpenID ones.
+        if (clientId === SHOPS[0]) grant.addResourceScope(OIDC_API_RESOURCE, "api");
         await grant.save();
       }
       const first = await browser.get("/api/account/apps");
@@ -211,10 +214,18 @@ describe.each([
       const second = await browser.get(`/api/account/apps?cursor=${encodeURIComponent(first.json.nextCursor)}`);
       expect(second.json.apps).toHaveLength(SHOPS.length - SECURITY_PAGE_SIZE);
       expect(second.json.nextCursor).toBeNull();
-      const all = [...first.json.apps, ...second.json.apps] as { id: string; grantedAt: number }[];
+      const all = [...first.json.apps, ...second.json.apps] as {
+        id: string;
+        name: string;
+        scopes: string[];
+        grantedAt: number;
+      }[];
       expect(new Set(all.map((app) => app.id)).size).toBe(SHOPS.length);
       const newestFirst = [...all].sort((a, b) => b.grantedAt - a.grantedAt || (a.id < b.id ? 1 : -1));
       expect(all).toEqual(newestFirst);
+      const scopesOf = (name: string) => all.find((app) => app.name === name);
+      expect(scopesOf(SHOPS[0] ?? "")?.scopes).toEqual(["openid", "email", "api"]);
+      expect(scopesOf(SHOPS[1] ?? "")?.scopes).toEqual(["openid", "email"]);
       for (const cursor of ["not-ours", Buffer.from("12.").toString("base64url"), `${first.json.nextCursor}!`]) {
         expectErrorObject(
           await browser.get(`/api/account/apps?cursor=${encodeURIComponent(cursor)}`),

@@ -54,14 +54,18 @@ interface Grant {
   scopes: Set<string>;
 }
 
-function grantOf(row: { id: string; payload: string }): Grant | undefined {
-  let stored: StoredGrant;
+/** A stored payload, or undefined for one that is not JSON (never written by the provider: skipped, not a 500). */
+function parsed<T>(payload: string): T | undefined {
   try {
-    stored = JSON.parse(row.payload) as StoredGrant;
+    return JSON.parse(payload) as T;
   } catch {
     return undefined;
   }
-  if (typeof stored.clientId !== "string") return undefined;
+}
+
+function grantOf(row: { id: string; payload: string }): Grant | undefined {
+  const stored = parsed<StoredGrant>(row.payload);
+  if (typeof stored?.clientId !== "string") return undefined;
   const rejected = new Set(words(stored.rejected?.openid?.scope));
   const scopes = new Set(words(stored.openid?.scope).filter((scope) => !rejected.has(scope)));
   // The brands' API is a resource's scope, not an OpenID one (oidc/provider.ts), but the person granted it all the same.
@@ -203,9 +207,9 @@ export async function removeApp(
 async function signOutOfClient(db: Db, userId: string, clientId: string): Promise<string[]> {
   const sids: string[] = [];
   for (const row of await oidcStore.sessionsOfAccount(db, userId)) {
-    const session = JSON.parse(row.payload) as StoredSession;
-    const authorization = session.authorizations?.[clientId];
-    if (session.accountId !== userId || !authorization || !session.authorizations) continue;
+    const session = parsed<StoredSession>(row.payload);
+    const authorization = session?.authorizations?.[clientId];
+    if (session?.accountId !== userId || !authorization || !session.authorizations) continue;
     if (authorization.sid) sids.push(authorization.sid);
     delete session.authorizations[clientId];
     if (Object.keys(session.authorizations).length === 0) await oidcStore.destroy(db, "Session", row.id);
