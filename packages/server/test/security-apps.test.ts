@@ -127,6 +127,14 @@ describe.each([
     return answer.json.apps as { id: string; name: string; offline: boolean; lastUsedAt: number | null }[];
   };
 
+  const grantsOf = (userId: string) =>
+    server.app.db
+      .selectFrom("oidc_models")
+      .select("id")
+      .where("model", "=", "Grant")
+      .where("account_id", "=", userId)
+      .execute();
+
   const auditOf = (userId: string, event: string) =>
     server.app.db
       .selectFrom("audit")
@@ -185,13 +193,7 @@ describe.each([
       const second = await desktopOffline(other);
       const apps = await appsOf(browser);
       expect(apps).toHaveLength(1);
-      const grants = await server.app.db
-        .selectFrom("oidc_models")
-        .select("id")
-        .where("model", "=", "Grant")
-        .where("account_id", "=", person.id)
-        .execute();
-      expect(grants).toHaveLength(2);
+      expect(await grantsOf(person.id)).toHaveLength(2);
       expect((await browser.request("DELETE", `/api/account/apps/${apps[0]?.id}`)).status).toBe(200);
       await expectRevoked(desktop, first.refresh_token ?? "");
       await expectRevoked(desktop, second.refresh_token ?? "");
@@ -323,15 +325,19 @@ describe.each([
       expect((await browser.post("/api/account/logout")).status).toBe(200);
       refreshToken = await stillWorks(desktop, refreshToken);
       await browser.signIn(person.email);
+      // The app signed in through this browser without offline access: its refresh token lives with the session.
+      const request = await codeRequest(desktop, DESKTOP_CALLBACK, { scope: "openid" });
+      const bound = await oidc.authorizationCodeGrant(desktop, await browser.authorize(request.url), request.checks);
       const changed = await browser.post("/api/account/change_password", {
         oldPassword: PASSWORD,
         password: NEW_PASSWORD,
       });
       expect(changed.status).toBe(200);
       await expectRevoked(desktop, refreshToken);
-      // The browser that made the change stays signed in.
+      // The browser that made the change stays signed in, and so do the apps it signed in to for its session only.
       expect((await browser.get("/api/session")).status).toBe(200);
-      expect(await appsOf(browser)).toEqual([]);
+      await stillWorks(desktop, bound.refresh_token ?? "");
+      expect(await appsOf(browser)).toEqual([expect.objectContaining({ name: "Enscape", offline: false })]);
     });
 
     it("a password reset", async () => {
@@ -393,6 +399,8 @@ describe.each([
         const refreshToken = (await desktopOffline(browser)).refresh_token ?? "";
         expect((await runAdmin([command, "--email", person.email], env)).code, command).toBe(0);
         await expectRevoked(desktop, refreshToken);
+        // Revoked, not only refused (a disabled account's tokens are refused anyway): enabling it again brings none back.
+        expect(await grantsOf(person.id), command).toEqual([]);
       }
     });
   });

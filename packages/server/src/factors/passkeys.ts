@@ -16,12 +16,12 @@ import {
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { getDomain } from "tldts";
 import type { z } from "zod/mini";
+import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";
 import type { MailSite } from "../mail/links.ts";
 import { isLoopbackHost, siteOf, siteOrigins } from "../settings/sites.ts";
 import type { Db } from "../store/db.ts";
-import { oidcStore } from "../store/oidc.ts";
 import { passkeysStore } from "../store/passkeys.ts";
 import type { PasskeyRow, UserRow } from "../store/schema.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
@@ -329,8 +329,9 @@ export async function removePasskey(
       await secondFactorsStore.deleteRecoveryCodes(trx, userId);
       await forgetBrowsers(trx, userId);
     }
-    // Issue #27: an app given access while the factor protected the account loses it (offline ones included).
-    await oidcStore.revokeAccountGrants(trx, userId);
+    // Issue #27: the apps that stay signed in without a session lose their access: whoever removed the factor may
+    // have let one in (docs/decisions.md "What a password change ends").
+    await revokeOfflineGrants(trx, userId, now);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "passkey", lastFactor }, actor.site, now);
     const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
     await audit(trx, "second_factor_removed", { ...who, detail: "passkey" }, now);

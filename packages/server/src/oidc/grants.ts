@@ -7,7 +7,8 @@ import { oidcStore } from "../store/oidc.ts";
  * everywhere else" end (docs/decisions.md "What a password change ends"). The sites must ask the person again.
  * Call it inside the change's transaction where there is one, so the change and the revocation land together.
  */
-export function revokeAccountGrants(db: Db, userId: string): Promise<number> {
-  // The same query the domain services below the provider's layer call directly (accounts/access-lost.ts, factors/).
-  return oidcStore.revokeAccountGrants(db, userId);
+export async function revokeAccountGrants(db: Db, userId: string): Promise<number> {
+  const grantIds = await oidcStore.grantIdsOf(db, userId);
+  await oidcStore.revokeGrants(db, grantIds);
+  return grantIds.length;
 }

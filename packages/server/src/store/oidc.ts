@@ -116,17 +116,6 @@ export const oidcStore = {
   },
 
   /**
-   * Issue #27: every grant of the account and everything issued under them (offline refresh tokens included); how
-   * many grants. Here, below the domain services, so an account change or a removed factor calls it in its own
-   * transaction (oidc/grants.ts says when).
-   */
-  revokeAccountGrants: async (db: Db, accountId: string): Promise<number> => {
-    const grantIds = await oidcStore.grantIdsOf(db, accountId);
-    await oidcStore.revokeGrants(db, grantIds);
-    return grantIds.length;
-  },
-
-  /**
    * Issue #27: an account's live grants (its security page's apps), served by oidc_models_account_id; a person has a
    * few dozen at most.
    */
