@@ -82,7 +82,7 @@ const newestFirst = (a: { grantedAt: number; id: string }, b: { grantedAt: numbe
 /**
  * A client the page lists: one of CLIENTS_FILE. Not the web app's own client (the legacy flow's, which is this
  * service itself, bound to its sessions), nor a client removed from the file since (the provider accepts none of its
- * tokens any more); a password change still revokes their grants with every other.
+ * tokens any more); an account change still revokes their offline grants with every other.
  */
 function listedClient(clients: readonly ProviderClient[], clientId: string): ProviderClient | undefined {
   if (clientId === WEB_CLIENT_ID) return undefined;
@@ -228,13 +228,13 @@ interface BackchannelClient {
  * The back-channel logout (OIDC Back-Channel Logout 1.0) of each provider session the removed app was signed in to,
  * when the client asked for them. A site that does not answer is logged and holds up nothing else.
  */
-// TODO(lead): S1's job — send these through S1's durable back-channel logout job once it is on main.
 export async function sendAppLogouts(
   provider: Provider,
   log: FastifyBaseLogger,
   userId: string,
   removed: AppRemoved,
 ): Promise<void> {
+  // TODO(lead): S1's job — queue one BACKCHANNEL_LOGOUT_JOB per sid in removeApp's transaction instead (durable).
   if (removed.sids.length === 0) return;
   const client = (await provider.Client.find(removed.clientId)) as BackchannelClient | undefined;
   if (!client?.backchannelLogoutUri) return;
