@@ -41,6 +41,7 @@ import { passkeyRoutes } from "./routes/passkeys.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { securityAppRoutes } from "./routes/security-apps.ts";
 import { securitySessionRoutes } from "./routes/security-sessions.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
@@ -205,6 +206,7 @@ export async function buildApp(
   await app.register(federationRoutes, { services });
   await app.register(discourseRoutes, { services });
   await app.register(studioRoutes, { services });
+  await app.register(securityAppRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).
