@@ -237,7 +237,7 @@ describe.each([
     expect(await db().selectFrom("sessions").select("id").where("user_id", "=", person.id).execute()).toEqual([]);
   });
 
-  it("signing out everywhere else keeps this browser signed in, ends the rest and revokes the account's grants", async () => {
+  it("signing out everywhere else keeps this browser signed in, ends the rest and revokes the account's offline grants", async () => {
     const person = await createPerson(server.app);
     const others = [await browserOf(person.email), await browserOf(person.email)];
     const me = await browserOf(person.email);
@@ -249,7 +249,21 @@ describe.each([
       ...row,
       model: "Grant",
       id: grantId,
-      payload: JSON.stringify({ accountId: person.id, clientId: "enscape" }),
+      payload: JSON.stringify({
+        accountId: person.id,
+        clientId: "enscape",
+        openid: { scope: "openid offline_access" },
+      }),
+      grantId: null,
+      accountId: person.id,
+    });
+    // A grant of this browser's session only (no offline_access): it ends with its provider session, not here.
+    const sessionGrant = randomUUID();
+    await oidcStore.upsert(db(), {
+      ...row,
+      model: "Grant",
+      id: sessionGrant,
+      payload: JSON.stringify({ accountId: person.id, clientId: "enscape", openid: { scope: "openid email" } }),
       grantId: null,
       accountId: person.id,
     });
@@ -267,7 +281,7 @@ describe.each([
     expect(answer.json).toEqual({ ended: 2 });
     for (const other of others) expectErrorObject(await other.get(SESSIONS), 401, "not_authenticated");
     expect((await entriesOf(me)).map((entry) => entry.current)).toEqual([true]);
-    expect(await oidcStore.grantIdsOf(db(), person.id)).toEqual([]);
+    expect(await oidcStore.grantIdsOf(db(), person.id)).toEqual([sessionGrant]);
     const left = await db().selectFrom("oidc_models").select("id").where("grant_id", "=", grantId).execute();
     expect(left).toEqual([]);
     expect(await eventsOf(person.id)).toContain("signed_out_elsewhere");

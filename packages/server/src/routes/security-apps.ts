@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { auditContext, signedIn } from "../http/session.ts";
-import { appsOf, removeApp, sendAppLogouts } from "../security/apps.ts";
+import { appsOf, removeApp } from "../security/apps.ts";
 import type { Services } from "../services.ts";
 
 /**
@@ -24,7 +24,8 @@ export async function securityAppRoutes(app: FastifyInstance, { services }: { se
     const userId = signedIn(request).user_id;
     const removed = await removeApp(db, config.clients, userId, request.params.id, auditContext(request, userId));
     if (!removed) throw new ApiError("not_found");
-    await sendAppLogouts(services.oidc.provider, request.log, userId, removed);
+    // Its back-channel logouts were queued with the removal: the worker sends them now.
+    if (removed.sids.length > 0) services.jobs.kick();
     return {};
   });
 }

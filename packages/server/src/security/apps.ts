@@ -6,9 +6,9 @@ import {
   SECURITY_PAGE_SIZE,
   WEB_CLIENT_ID,
 } from "@gatehouse/contract";
-import type { FastifyBaseLogger } from "fastify";
-import type Provider from "oidc-provider";
 import { type AuditContext, audit } from "../audit/audit.ts";
+import { queueJob } from "../jobs/worker.ts";
+import { BACKCHANNEL_LOGOUT_JOB } from "../oidc/sessions.ts";
 import type { ProviderClient } from "../settings/clients.ts";
 import type { Db } from "../store/db.ts";
 import { oidcStore } from "../store/oidc.ts";
@@ -195,6 +195,12 @@ export async function removeApp(
       grants.map((each) => each.id),
     );
     const sids = await signOutOfClient(trx, userId, clientId);
+    // The site's back-channel logout of each provider session it was signed in to (OIDC Back-Channel Logout 1.0),
+    // a job written with the removal: a site that does not answer is asked again, never forgotten.
+    const client = listedClient(clients, clientId);
+    if (client?.backchannel_logout_uri) {
+      for (const sid of sids) await queueJob(trx, BACKCHANNEL_LOGOUT_JOB, { clientId, sub: userId, sid }, now);
+    }
     await audit(trx, "app_removed", { ...who, userId, detail: clientId }, now);
     return { clientId, sids };
   });
@@ -216,35 +222,4 @@ async function signOutOfClient(db: Db, userId: string, clientId: string): Promis
     else await oidcStore.setPayload(db, "Session", row.id, JSON.stringify(session));
   }
   return sids;
-}
-
-/** The provider's Client signs and posts the logout token; its typings do not declare the method. */
-interface BackchannelClient {
-  backchannelLogoutUri?: string;
-  backchannelLogout(sub: string, sid: string): Promise<void>;
-}
-
-/**
- * The back-channel logout (OIDC Back-Channel Logout 1.0) of each provider session the removed app was signed in to,
- * when the client asked for them. A site that does not answer is logged and holds up nothing else.
- */
-export async function sendAppLogouts(
-  provider: Provider,
-  log: FastifyBaseLogger,
-  userId: string,
-  removed: AppRemoved,
-): Promise<void> {
-  // TODO(lead): S1's job — queue one BACKCHANNEL_LOGOUT_JOB per sid in removeApp's transaction instead (durable).
-  if (removed.sids.length === 0) return;
-  const client = (await provider.Client.find(removed.clientId)) as BackchannelClient | undefined;
-  if (!client?.backchannelLogoutUri) return;
-  await Promise.all(
-    removed.sids.map(async (sid) => {
-      try {
-        await client.backchannelLogout(userId, sid);
-      } catch (err) {
-        log.warn({ err, clientId: removed.clientId }, "back-channel logout failed");
-      }
-    }),
-  );
 }

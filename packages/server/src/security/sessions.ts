@@ -6,8 +6,8 @@ import {
   SOCIAL_PLATFORM_NAMES,
 } from "@gatehouse/contract";
 import type { z } from "zod/mini";
+import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { endSessions } from "../events/sessions-ended.ts";
-import { revokeAccountGrants } from "../oidc/grants.ts";
 import { hmacSha256 } from "../sessions/hmac.ts";
 import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
@@ -167,8 +167,9 @@ export async function endSignIn(db: Db, viewer: SessionsViewer, handle: string, 
 
 /**
  * Issue #27, "Sign out everywhere else": every other sign-in of the person ends (not the browser's own, nor its
- * linked sessions), and every grant of the account is revoked with all it issued, offline refresh tokens included
- * (oidc/grants.ts), in the one transaction that deletes the sessions. Answers how many live sign-ins ended.
+ * linked sessions) with the grants of their sites (the job their end writes), and every offline grant of the
+ * account is revoked with all it issued (offline refresh tokens: accounts/access-lost.ts, as a password change
+ * does), in the one transaction that deletes the sessions. Answers how many live sign-ins ended.
  */
 export async function endOtherSignIns(db: Db, viewer: SessionsViewer, now = Date.now()): Promise<number> {
   const keep = { id: viewer.sessionId, signInId: viewer.signInId };
@@ -177,7 +178,7 @@ export async function endOtherSignIns(db: Db, viewer: SessionsViewer, now = Date
     "sign_out",
     async (trx) => {
       const sessions = await sessionsStore.deleteOtherSignIns(trx, viewer.userId, keep);
-      await revokeAccountGrants(trx, viewer.userId);
+      await revokeOfflineGrants(trx, viewer.userId, now);
       return sessions;
     },
     now,
