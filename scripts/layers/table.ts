@@ -19,6 +19,8 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["audit", "codes", "captcha", "metrics", "jobs", "mail", "events"],
   // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys.
   ["sessions", "accounts", "federation", "forum", "factors"],
+  // Issue #27, the person's security page: their sessions, apps and activity in words, and the browsers they know.
+  ["security"],
   // The sign-in core (issue #24 §1): one next step for an attempt, from the domain services.
   ["signin"],
   // HTTP only: cookies, headers, the guard, errors, pages, the metrics listener.

@@ -40,6 +40,7 @@ import { passkeyRoutes } from "./routes/passkeys.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { securityActivityRoutes } from "./routes/security-activity.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { sessionLinkRoutes } from "./routes/session-link.ts";
@@ -191,6 +192,7 @@ export async function buildApp(
   await app.register(federationRoutes, { services });
   await app.register(discourseRoutes, { services });
   await app.register(studioRoutes, { services });
+  await app.register(securityActivityRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).

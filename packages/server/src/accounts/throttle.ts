@@ -79,6 +79,7 @@ async function auditBlock(db: Db, allowance: AllowanceKey, source: AttemptSource
       userId,
       ip: source.client?.ip,
       userAgent: source.client?.userAgent,
+      country: source.client?.country ?? null,
       detail: `password sign-in from ${who} blocked until ${until}`,
     },
     now,

@@ -33,7 +33,12 @@ export type AuditEvent =
   | "second_factors_reset"
   /** Issue #26: a passkey refused for a signature counter that did not move forward (a cloned authenticator?). */
   | "passkey_refused"
-  | "admin";
+  | "admin"
+  /**
+   * Issue #27: the account's e-mail address changed (the activity list's `email_changed`). Nothing changes an
+   * address yet (spec §3: read-only on Edit account); the flow that does records this, with the old address in no field.
+   */
+  | "email_changed";
 
 export interface AuditContext {
   userId?: string | null;
