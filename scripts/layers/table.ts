@@ -17,10 +17,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Small services on the store; `jobs` holds the one leased queue, `mail` is a kind of job on it; `events` tells
   // whoever listens that gateway sessions ended (the provider's back-channel logout, the forum's sign-out).
   ["audit", "codes", "captcha", "metrics", "jobs", "mail", "events"],
-  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys.
-  ["sessions", "accounts", "federation", "forum", "factors"],
-  // Issue #27, the person's security page: their sessions, apps and activity in words, and the browsers they know.
-  ["security"],
+  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys, and
+  // (issue #27) the person's security page: their sessions, apps and activity in words, the browsers they know.
+  ["sessions", "accounts", "federation", "forum", "factors", "security"],
   // The sign-in core (issue #24 §1): one next step for an attempt, from the domain services.
   ["signin"],
   // HTTP only: cookies, headers, the guard, errors, pages, the metrics listener.
