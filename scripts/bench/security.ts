@@ -74,6 +74,15 @@ function session(userId: string, i: number, now: number, host: string, signInId:
 
 /** The person's sessions (and other people's), their grants with tokens, their events (and other people's). */
 async function seed(db: Db, userId: string, now: number): Promise<void> {
+  // Other people: copies of the person's account row under their own ids and addresses (sessions need an account).
+  const person = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+  const others = Array.from({ length: OTHER_PEOPLE }, (_, p) => ({
+    ...person,
+    id: `other-${p}-${userId.slice(0, 8)}`,
+    email: `other-${p}-${person.email}`,
+    email_normalized: `other-${p}-${person.email_normalized}`,
+  }));
+  for (const batch of chunks(others, 20)) await db.insertInto("users").values(batch).execute();
   const sessions = [];
   for (let i = 0; i < SESSIONS; ) {
     const signInId = randomUUID();
@@ -82,7 +91,7 @@ async function seed(db: Db, userId: string, now: number): Promise<void> {
   }
   for (let p = 0; p < OTHER_PEOPLE; p++)
     for (let i = 0; i < OTHER_SESSIONS_EACH; i++)
-      sessions.push(session(`other-${p}`, i, now, "127.0.0.1", randomUUID()));
+      sessions.push(session(others[p]?.id as string, i, now, "127.0.0.1", randomUUID()));
   await insertAll(db, "sessions", sessions);
 
   const models = [];
@@ -145,7 +154,7 @@ async function seed(db: Db, userId: string, now: number): Promise<void> {
   });
   const events = Array.from({ length: EVENTS }, (_, i) => event(userId, i));
   for (let p = 0; p < OTHER_PEOPLE; p++)
-    for (let i = 0; i < OTHER_EVENTS_EACH; i++) events.push(event(`other-${p}`, i * 7));
+    for (let i = 0; i < OTHER_EVENTS_EACH; i++) events.push(event(others[p]?.id as string, i * 7));
   await insertAll(db, "audit", events);
 }
 

@@ -20,8 +20,8 @@ export interface SignedInBrowser {
  * Issue #27: a finished sign-in's browser becomes known to the account. The insert that adds it is the only one that
  * may mail (two sign-ins of one new browser at once: one row, one mail), and it mails only when the account already
  * knew another browser: the browser someone registered or activated in, and each account's first browser after this
- * feature is deployed, are learnt silently (ASVS 6.3.7 asks to tell people of sign-ins from new devices, not of their
- * first one). The mail is queued in the insert's transaction. Answers whether it mailed.
+ * feature is deployed, are learnt silently. ASVS 6.3.5: the person is told of a sign-in from an unusual client. The
+ * mail is queued in the insert's transaction. Answers whether it mailed.
  */
 export async function learnBrowser(
   db: Db,
