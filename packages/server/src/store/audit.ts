@@ -30,9 +30,11 @@ export const auditStore = {
       .where("user_id", "=", userId)
       .where("event", "in", events);
     if (after) {
-      query = query.where((eb) =>
-        eb.or([eb("at", "<", after.at), eb.and([eb("at", "=", after.at), eb("id", "<", after.id)])]),
-      );
+      // `at <= …` is implied by the pair, and said so that both databases start the index's range at the cursor
+      // (an `or` alone makes PostgreSQL read the person's events from the newest, a deep page being slow).
+      query = query
+        .where("at", "<=", after.at)
+        .where((eb) => eb.or([eb("at", "<", after.at), eb.and([eb("at", "=", after.at), eb("id", "<", after.id)])]));
     }
     return query.orderBy("at", "desc").orderBy("id", "desc").limit(limit).execute();
   },
