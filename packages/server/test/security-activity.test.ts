@@ -108,6 +108,34 @@ describe.each([
       expect(answer.text).not.toContain(leak);
   });
 
+  it("names the provider, the app and the factor in words, from the stored detail it never returns", async () => {
+    const user = await person("ann.words@example.com");
+    const db = fx.server.app.db;
+    const at = Date.now() - 60_000;
+    const events: [AuditEvent, string][] = [
+      ["sign_in", "social (google)"],
+      ["sign_in_failed", "social: user_disabled"],
+      ["identity_linked", "google (new account)"],
+      ["app_granted" as AuditEvent, "example-app"],
+      ["app_removed" as AuditEvent, "a-client-no-longer-configured"],
+      ["second_factor_removed", "passkey"],
+    ];
+    for (const [i, [event, detail]] of events.entries()) await audit(db, event, { userId: user.id, detail }, at - i);
+    const c = await browser();
+    expect((await c.login(user.email, PASSWORD)).status).toBe(200);
+    const answer = await c.get("/api/account/activity");
+    const listed = ActivityAnswer.parse(answer.json).events.slice(1);
+    const words = (kind: string) => listed.find((event) => event.kind === kind);
+    expect(words("sign_in")).toMatchObject({ method: "social", provider: "Google" });
+    expect(words("sign_in_failed")).toMatchObject({ method: "social", provider: null });
+    expect(words("identity_linked")).toMatchObject({ provider: "Google", method: null });
+    expect(words("app_granted")).toMatchObject({ app: "Example App" });
+    expect(words("app_removed")).toMatchObject({ app: null });
+    expect(words("second_factor_removed")).toMatchObject({ factor: "passkey" });
+    for (const raw of ["(google)", "user_disabled", "new account", "example-app", "a-client-no-longer"])
+      expect(answer.text).not.toContain(raw);
+  });
+
   it(`pages through 45 events newest first, ${SECURITY_PAGE_SIZE} at a time, without a gap or a repeat`, async () => {
     const user = await person("ann.pages@example.com");
     const db = fx.server.app.db;
