@@ -24,8 +24,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["signin"],
   // HTTP only: cookies, headers, the guard, errors, pages, the metrics listener.
   ["http"],
-  // The OpenID provider: on the sign-in core, and on http/ for the session cookie and the error answers.
-  ["oidc"],
+  // The OpenID provider: on the sign-in core, and on http/ for the session cookie and the error answers. Beside it,
+  // issue #27's security page (security/): the person's sessions, the provider's grants, the audit trail, in words.
+  ["oidc", "security"],
   // What routes are handed (the configuration, the database, the workers, the provider): a type, built by app.ts.
   ["services.ts"],
   // One file per endpoint: parse with the contract, call a service, shape the answer.

@@ -10,6 +10,7 @@ import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { SESSIONS_ENDED_JOB } from "./events/sessions-ended.ts";
 import { sweepRememberedBrowsers } from "./factors/remembered-browsers.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
@@ -26,7 +27,7 @@ import { startMailWorker } from "./mail/worker.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
-import { providerSessionEnder } from "./oidc/sessions.ts";
+import { BACKCHANNEL_LOGOUT_JOB, backchannelLogoutSender, providerSessionEnder } from "./oidc/sessions.ts";
 import { activationRoutes } from "./routes/activation.ts";
 import { countryRoutes } from "./routes/countries.ts";
 import { discourseRoutes } from "./routes/discourse.ts";
@@ -41,12 +42,15 @@ import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { securityActivityRoutes } from "./routes/security-activity.ts";
+import { securityAppRoutes } from "./routes/security-apps.ts";
+import { securitySessionRoutes } from "./routes/security-sessions.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { sessionLinkRoutes } from "./routes/session-link.ts";
 import { studioRoutes } from "./routes/studio.ts";
 import { trialRoutes } from "./routes/trial.ts";
 import type { Services } from "./services.ts";
+import { endSessionsWithAccessLoss } from "./sessions/access-loss.ts";
 import { sweepSessions } from "./sessions/sessions.ts";
 import { captchasStore } from "./store/captchas.ts";
 import { codesStore } from "./store/codes.ts";
@@ -152,7 +156,14 @@ export async function buildApp(
     }),
     jobs: startJobWorker({
       db,
-      handlers: config.discourse?.api ? { [FORUM_LOG_OUT_JOB]: forumLogOut(config.discourse) } : {},
+      handlers: {
+        ...(config.discourse?.api ? { [FORUM_LOG_OUT_JOB]: forumLogOut(config.discourse) } : {}),
+        // Issue #27: what follows the end of gateway sessions, written in the transaction that ended them.
+        [SESSIONS_ENDED_JOB]: async (payload) => {
+          await services.oidc.endProviderSessions((payload as { sessionIds: string[] }).sessionIds);
+        },
+        [BACKCHANNEL_LOGOUT_JOB]: backchannelLogoutSender(provider),
+      },
       log: app.log,
       intervalMs: options.jobIntervalMs,
       firstDelayMs: options.jobFirstRetryMs,
@@ -160,22 +171,26 @@ export async function buildApp(
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
       config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
-    oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, app.log) },
+    oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, () => services.jobs.kick()) },
   };
   app.decorate("services", services);
 
   await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { ready: () => ping(db) });
   await app.register(sessionRoutes, { config, db });
+  await app.register(securitySessionRoutes, { services });
   await app.register(countryRoutes, { config });
   await app.register(loginRoutes, { services });
   await app.register(passkeyRoutes, { services });
   // The gateway session is the one source of truth (issue #10 §1): however gateway sessions end (sign-out, another
   // person's sign-in, a password change or reset, disabling, deletion, expiry), the provider sessions under them
   // end too, with their back-channel logouts. The same person signing in again (prompt=login, max_age) continues:
-  // the provider's session is bound to the new gateway session at its next save (oidc/adapter.ts).
-  app.onSessionsEnded(async ({ sessionIds, reason }) => {
-    if (reason !== "replaced") await services.oidc.endProviderSessions(sessionIds);
+  // the provider's session is bound to the new gateway session at its next save (oidc/adapter.ts). Issue #27: a job
+  // written with the sessions' deletion (events/sessions-ended.ts, sessions/access-loss.ts) does it, so a crash loses
+  // none of it; the worker is woken here, so it happens at once when nothing fails.
+  endSessionsWithAccessLoss(db, services.jobs.kick);
+  app.onSessionsEnded(({ reason }) => {
+    if (reason !== "replaced") services.jobs.kick();
   });
   // Issue #13: a sign-out here, or an account change that loses access (disabling, deletion, a password reset or
   // change: accounts/access-lost.ts), signs the person out of the forum too.
@@ -192,6 +207,7 @@ export async function buildApp(
   await app.register(federationRoutes, { services });
   await app.register(discourseRoutes, { services });
   await app.register(studioRoutes, { services });
+  await app.register(securityAppRoutes, { services });
   await app.register(securityActivityRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {

@@ -31,7 +31,13 @@ export interface OidcServer {
  */
 export async function startOidcServer(
   clients: unknown[],
-  options: { databaseUrl?: string; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    logStream?: NodeJS.WritableStream;
+    /** buildApp's options besides the logger (e.g. the job worker's intervals). */
+    app?: Omit<NonNullable<Parameters<typeof buildApp>[1]>, "logger" | "logStream">;
+  } = {},
 ): Promise<OidcServer> {
   const dir = tempDir();
   const web = join(dir, "web");
@@ -51,7 +57,10 @@ export async function startOidcServer(
     CLIENTS_FILE: clientsFile,
     ...options.env,
   });
-  const app = await buildApp(config, options.logStream ? { logStream: options.logStream } : { logger: false });
+  const app = await buildApp(config, {
+    ...options.app,
+    ...(options.logStream ? { logStream: options.logStream } : { logger: false }),
+  });
   await app.listen({ port, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${port}`;
   return { app, url, issuer: `${url}/oidc`, databaseUrl, close: () => app.close() };

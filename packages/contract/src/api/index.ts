@@ -586,7 +586,8 @@ export const api = {
     path: "/account/sessions/{id}",
     params: s.SecurityEntryParams,
     answer: s.Empty,
-    statuses: [200, 404],
+    // 400: an id longer than any handle (SecurityEntryParams).
+    statuses: [200, 400, 404],
     session: "required",
     rateLimit: "securityChange",
   }),

@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.ts";
+import { oidcStore } from "../store/oidc.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 
 /**
@@ -43,9 +44,41 @@ export async function loseAccess<T>(
     // Issue #26: no browser stays remembered past the credential it was remembered under (a password change or
     // reset, a disabled or deleted account): the next sign-in anywhere asks for the second factor again.
     await secondFactorsStore.forgetBrowsers(trx, loss.userId);
+    // Issue #27: the apps that stay signed in without a session lose their access too (docs/decisions.md "What a
+    // password change ends"; ASVS 7.4.3). Here rather than in a hook registered by the gateway, so that the admin
+    // command line's disabling and deletion, on their own database object, revoke them as well.
+    await revokeOfflineGrants(trx, loss.userId, loss.now);
     for (const hook of set) await hook.record(trx, loss.userId, loss.kind, loss.now);
     return change(trx);
   });
   for (const hook of set) hook.committed?.(loss.userId, loss.kind);
   return result;
+}
+
+/** The scope of a grant whose refresh tokens outlive sign-out (OIDC Core §11): what the provider issues them for. */
+const OFFLINE_SCOPE = "offline_access";
+
+/** Whether a stored grant (the provider's Grant payload) holds `offline_access`. */
+export function isOfflineGrant(payload: string): boolean {
+  try {
+    const scope = (JSON.parse(payload) as { openid?: { scope?: unknown } }).openid?.scope;
+    return typeof scope === "string" && scope.split(" ").includes(OFFLINE_SCOPE);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Issue #27: revokes the account's offline grants (`offline_access`: a desktop app, a site acting while the person
+ * is away) with every token issued under them. Nothing else keeps them from living their 30 days: the grants of a
+ * session end with it (oidc/sessions.ts), so a password change, which keeps the browser that made it, keeps that
+ * browser's sites too. Call it in the change's transaction. Answers how many were revoked.
+ */
+export async function revokeOfflineGrants(db: Db, userId: string, now: number): Promise<number> {
+  const offline = (await oidcStore.grantsOf(db, userId, now)).filter((grant) => isOfflineGrant(grant.payload));
+  await oidcStore.revokeGrants(
+    db,
+    offline.map((grant) => grant.id),
+  );
+  return offline.length;
 }

@@ -28,6 +28,7 @@ import { factorDetails, resetFactors } from "../factors/reset.ts";
 import { sendSignOutsToForum } from "../forum/sign-out.ts";
 import { mailSite } from "../mail/links.ts";
 import { KeyDecryptionError, rotateSigningKeys } from "../oidc/keys.ts";
+import { endSessionsWithAccessLoss } from "../sessions/access-loss.ts";
 import { auditStore } from "../store/audit.ts";
 import { type Db, migrate, openDatabase } from "../store/db.ts";
 import { outboxStore } from "../store/outbox.ts";
@@ -280,6 +281,8 @@ async function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<{ cod
     await migrate(db);
     // Disabling or deleting here signs the person out of the forum too: the gateway's worker sends it (issue #13).
     sendSignOutsToForum(db, config.discourse);
+    // Issue #27: and out of the sites signed in under the sessions it ends (back-channel logout), by the same worker.
+    endSessionsWithAccessLoss(db);
     const out = await command(db, flags, config);
     // Admin actions are security events too (issue #5); reading the trail or the mailbox is not.
     if (!READ_ONLY.has(name ?? "")) {

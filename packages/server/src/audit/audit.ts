@@ -33,6 +33,12 @@ export type AuditEvent =
   | "second_factors_reset"
   /** Issue #26: a passkey refused for a signature counter that did not move forward (a cloned authenticator?). */
   | "passkey_refused"
+  /** Issue #27: the person ended one of their sign-ins on the security page, or every other one. */
+  | "session_ended"
+  | "signed_out_elsewhere"
+  /** Issue #27: the person granted a site or app access on the consent screen, or removed it (detail: client id). */
+  | "app_granted"
+  | "app_removed"
   | "admin"
   /**
    * Issue #27: the account's e-mail address changed (the activity list's `email_changed`). Nothing changes an

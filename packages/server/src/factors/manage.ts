@@ -1,4 +1,5 @@
 import type { SECOND_FACTOR_METHODS } from "@gatehouse/contract";
+import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { recheckPassword } from "../accounts/recheck-password.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import { audit } from "../audit/audit.ts";
@@ -151,6 +152,9 @@ export async function removeTotp(db: Db, actor: Actor, now = Date.now()): Promis
       await secondFactorsStore.deleteRecoveryCodes(trx, user.id);
       await forgetBrowsers(trx, user.id);
     }
+    // Issue #27: the apps that stay signed in without a session lose their access: whoever removed the factor may
+    // have let one in (docs/decisions.md "What a password change ends").
+    await revokeOfflineGrants(trx, user.id, now);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "totp", lastFactor }, actor.site, now);
     await audit(trx, "second_factor_removed", { ...who(actor), detail: "totp" }, now);
   });

@@ -16,6 +16,7 @@ import {
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { getDomain } from "tldts";
 import type { z } from "zod/mini";
+import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { audit } from "../audit/audit.ts";
 import type { Config } from "../config.ts";
 import type { MailSite } from "../mail/links.ts";
@@ -328,6 +329,9 @@ export async function removePasskey(
       await secondFactorsStore.deleteRecoveryCodes(trx, userId);
       await forgetBrowsers(trx, userId);
     }
+    // Issue #27: the apps that stay signed in without a session lose their access: whoever removed the factor may
+    // have let one in (docs/decisions.md "What a password change ends").
+    await revokeOfflineGrants(trx, userId, now);
     await notifyFactorChange(trx, user, { kind: "removed", factor: "passkey", lastFactor }, actor.site, now);
     const who = { userId, ip: actor.client.ip, userAgent: actor.client.userAgent };
     await audit(trx, "second_factor_removed", { ...who, detail: "passkey" }, now);

@@ -1,3 +1,4 @@
+import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { audit } from "../audit/audit.ts";
 import type { MailSite } from "../mail/links.ts";
 import type { Db } from "../store/db.ts";
@@ -81,6 +82,9 @@ export async function resetFactors(db: Db, user: UserRow, site: MailSite, now = 
     };
     // Factors, recovery codes, remembered browsers, pending ceremonies and the count of wrong codes: all of it.
     await secondFactorsStore.deleteAllOf(trx, userId);
+    // Issue #27: whoever lost the factors may not be the only one holding the account: the apps that stay signed in
+    // without a session lose their access.
+    await revokeOfflineGrants(trx, userId, now);
     const detail = `totp ${removed.totp}, passkeys ${removed.passkeys}, recovery codes ${removed.recoveryCodes}, browsers ${removed.rememberedBrowsers}`;
     // ASVS 16.3.x: a change of authentication factors is a security event, recorded with what it removed.
     await audit(trx, "second_factors_reset", { userId, detail, userAgent: "admin-cli" }, now);

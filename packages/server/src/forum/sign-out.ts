@@ -1,6 +1,6 @@
 import { onAccessLost } from "../accounts/access-lost.ts";
 import type { DiscourseConfig } from "../config.ts";
-import { onSessionsEnded, type SessionEndReason } from "../events/sessions-ended.ts";
+import { onSessionsEnded, onSessionsEnding, type SessionEndReason } from "../events/sessions-ended.ts";
 import { queueJob } from "../jobs/worker.ts";
 import type { Db } from "../store/db.ts";
 
@@ -92,16 +92,19 @@ export function forumLogOut(forum: DiscourseConfig): (payload: unknown) => Promi
 /**
  * Sends the forum every sign-out that reaches it (issue #13), on any process that changes accounts or ends sessions
  * on this database — the gateway and the admin command line alike — and only with the bridge and its API key set.
- * A sign-out's job is queued as its end is announced, right after the change is committed; an account change's
- * job is written in the change's own transaction (a crash cannot keep one without the other). The worker of any
- * node runs it.
+ * Its job is written in the transaction of the change that makes it — the sessions' deletion (events/sessions-ended.ts
+ * `endSessions`, issue #27) or the account change — so a crash cannot keep one without the other; the listeners
+ * that hear the change committed wake the worker. The worker of any node runs it.
  */
 export function sendSignOutsToForum(db: Db, forum: DiscourseConfig | undefined, kick?: () => void): () => void {
   if (!forum?.api) return () => {};
-  const offEnded = onSessionsEnded(db, async ({ userId, reason }) => {
-    if (!reachesForum(reason)) return;
-    await queueForumLogOut(db, userId);
-    kick?.();
+  const offEnding = onSessionsEnding(db, {
+    record: async (trx, { userId, reason }, now) => {
+      if (reachesForum(reason)) await queueForumLogOut(trx, userId, now);
+    },
+  });
+  const offEnded = onSessionsEnded(db, ({ reason }) => {
+    if (reachesForum(reason)) kick?.();
   });
   const offLost = onAccessLost(db, {
     record: async (trx, userId, _loss, now) => {
@@ -110,6 +113,7 @@ export function sendSignOutsToForum(db: Db, forum: DiscourseConfig | undefined, 
     committed: () => kick?.(),
   });
   return () => {
+    offEnding();
     offEnded();
     offLost();
   };

@@ -32,7 +32,7 @@ export function oidcAdapter(db: Db, gatewaySessionOfRequest: GatewaySessionOfReq
         userCode: this.model === "DeviceCode" && typeof payload.userCode === "string" ? payload.userCode : null,
         // Which gateway session a provider session was saved under: signing out there ends it (oidc/sessions.ts).
         gatewaySessionId: this.model === "Session" ? gatewaySessionOfRequest() : null,
-        // Issue #27: a person's grants are listed and revoked by account (oidc/grants.ts).
+        // Issue #27: a person's grants are listed and revoked by account (security/apps.ts, accounts/access-lost.ts).
         accountId: this.model === "Grant" && typeof payload.accountId === "string" ? payload.accountId : null,
         expiresAt: expiresIn ? now + expiresIn * SECOND_MS : null,
         issuedAt: now,

@@ -11,7 +11,9 @@ import {
   WEB_CLIENT_ID,
 } from "@gatehouse/contract";
 import type Provider from "oidc-provider";
+import { audit } from "../audit/audit.ts";
 import { factorsOf, hasSecondFactor } from "../factors/factors.ts";
+import type { ClientMeta } from "../sessions/sessions.ts";
 import type { Destination } from "../signin/next.ts";
 import type { Db } from "../store/db.ts";
 import { usersStore } from "../store/users.ts";
@@ -42,6 +44,8 @@ export interface RawExchange {
   gatewayToken: string | undefined;
   /** The brand of the host the person is on (http/client.ts `brandOf`). */
   hostBrand: BrandId;
+  /** Who asks, from where (http/session.ts `clientMeta`): the audit trail's `app_granted` records it. */
+  client: Pick<ClientMeta, "ip" | "userAgent" | "country">;
 }
 
 /** The interaction behind the browser's cookie; a lost or expired one is "gone". */
@@ -185,10 +189,15 @@ export async function finishInteraction(
   if (owed === "sign_in") throw new InteractionRefusal("sign_in_required");
   // The interaction stays: the security section sends the person back to SERVICE_LOGIN once a factor is confirmed.
   if (owed === "set_up") return secondFactorSetupUrl();
-  if ((await consentAsked(provider, interaction, client.first_party === true)).length > 0 && !agreed) {
-    throw new InteractionRefusal("consent_required");
-  }
+  const asked = await consentAsked(provider, interaction, client.first_party === true);
+  if (asked.length > 0 && !agreed) throw new InteractionRefusal("consent_required");
   const grantId = await grantFor(provider, interaction, gateway.userId);
+  // Issue #27, the person's activity: they gave a site access on the consent screen (a new grant, or more scopes).
+  // The vendor's own clients are granted without asking: their sign-in is the event (docs/decisions.md).
+  if (asked.length > 0) {
+    const { ip, userAgent, country } = exchange.client;
+    await audit(db, "app_granted", { userId: gateway.userId, ip, userAgent, country, detail: client.clientId });
+  }
   return provider.interactionResult(
     exchange.req,
     exchange.res,

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Config } from "../config.ts";
 import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
+import { clientMeta } from "../http/session.ts";
 import { gatewayCookieName } from "../oidc/gateway-session.ts";
 import {
   abortInteraction,
@@ -36,6 +37,7 @@ function exchangeOf(config: Config, request: FastifyRequest, reply: FastifyReply
     res: reply.raw,
     gatewayToken: request.cookies[gatewayCookieName(config)],
     hostBrand: requestBrand(request, config),
+    client: clientMeta(request),
   };
 }
 

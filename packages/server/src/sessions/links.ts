@@ -99,6 +99,9 @@ export async function redeemLinkCode(
     expires_at: giver.expires_at,
     ip: redemption.client.ip.slice(0, 64),
     user_agent: redemption.client.userAgent.slice(0, 512),
+    // Issue #27: the security page shows the sign-in's hosts; its country is the sign-in's (the first session's).
+    host: redemption.client.host?.slice(0, 255) ?? null,
+    country: redemption.client.country ?? null,
     auth_time: giver.auth_time,
     auth_method: giver.auth_method,
     idp: giver.idp,

@@ -1,7 +1,7 @@
 import { hash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SignInMethod } from "@gatehouse/contract";
 import { accountRefusal } from "../accounts/account-status.ts";
-import { announceEnded, type SessionEndReason } from "../events/sessions-ended.ts";
+import { endSessions, type SessionEndReason } from "../events/sessions-ended.ts";
 import type { Db } from "../store/db.ts";
 import { type SessionWithUser, sessionsStore } from "../store/sessions.ts";
 import { hmacSha256 } from "./hmac.ts";
@@ -109,7 +109,7 @@ export async function findSessionById(db: Db, id: string, now = Date.now()): Pro
   if (!session) return undefined;
   const expired = session.expires_at <= now || session.last_seen_at + SESSION_IDLE_MS <= now;
   if (expired || accountRefusal(session)) {
-    await announceEnded(db, await sessionsStore.delete(db, id), expired ? "expired" : "disabled");
+    await endSessions(db, expired ? "expired" : "disabled", (trx) => sessionsStore.delete(trx, id));
     return undefined;
   }
   if (now - session.last_seen_at >= TOUCH_EVERY_MS) {
@@ -123,7 +123,8 @@ export async function findSessionById(db: Db, id: string, now = Date.now()): Pro
 
 /** Signs out: the session ends, and with it the sessions of the same sign-in on other brand hosts (issue #10 §5). */
 export async function closeSession(db: Db, token: string, reason: SessionEndReason = "sign_out"): Promise<void> {
-  await announceEnded(db, await sessionsStore.deleteWithLinked(db, sessionId(token)), reason);
+  const id = sessionId(token);
+  await endSessions(db, reason, (trx) => sessionsStore.deleteWithLinked(trx, id));
 }
 
 /**
@@ -137,10 +138,10 @@ export async function replaceSession(db: Db, token: string, byUserId: string): P
   // Another person: the previous one's sign-out, on every host their sign-in reached (issue #10 §5), so the next
   // person on a shared computer never opens a brand site as them.
   if (previous && previous.user_id !== byUserId) {
-    await announceEnded(db, await sessionsStore.deleteWithLinked(db, id), "sign_out");
+    await endSessions(db, "sign_out", (trx) => sessionsStore.deleteWithLinked(trx, id));
     return;
   }
-  await announceEnded(db, await sessionsStore.delete(db, id), "replaced");
+  await endSessions(db, "replaced", (same) => sessionsStore.delete(same, id));
 }
 
 /**
@@ -155,7 +156,6 @@ export async function closeSessionOfAnother(db: Db, token: string, byUserId: str
 
 /** Removes sessions past their lifetime or idle timeout; run periodically on every node. */
 export async function sweepSessions(db: Db, now = Date.now()): Promise<number> {
-  const ended = await sessionsStore.deleteExpired(db, now, now - SESSION_IDLE_MS);
-  await announceEnded(db, ended, "expired");
+  const ended = await endSessions(db, "expired", (trx) => sessionsStore.deleteExpired(trx, now, now - SESSION_IDLE_MS));
   return ended.length;
 }

@@ -115,6 +115,71 @@ export const oidcStore = {
       .execute();
   },
 
+  /**
+   * Issue #27: an account's live grants (its security page's apps), served by oidc_models_account_id; a person has a
+   * few dozen at most.
+   */
+  grantsOf: async (db: Db, accountId: string, now: number): Promise<Pick<OidcModelRow, "id" | "payload">[]> =>
+    db
+      .selectFrom("oidc_models")
+      .select(["id", "payload"])
+      .where("account_id", "=", accountId)
+      .where("model", "=", "Grant")
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .execute(),
+
+  /**
+   * Issue #27: one live grant by its id, only if it is this account's: both conditions in one query, so another
+   * person's grant id is found exactly as an unknown one is (ASVS 8.2.2, no IDOR).
+   */
+  grantOf: async (
+    db: Db,
+    accountId: string,
+    grantId: string,
+    now: number,
+  ): Promise<Pick<OidcModelRow, "id" | "payload"> | undefined> =>
+    db
+      .selectFrom("oidc_models")
+      .select(["id", "payload"])
+      .where("model", "=", "Grant")
+      .where("id", "=", grantId)
+      .where("account_id", "=", accountId)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .executeTakeFirst(),
+
+  /** Issue #27: when each grant last had a code or token issued under it (oidc_models_grant_id); absent if never. */
+  lastIssuedUnder: async (db: Db, grantIds: readonly string[]): Promise<Map<string, number>> => {
+    if (grantIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("oidc_models")
+      .select((eb) => ["grant_id", eb.fn.max("issued_at").as("last")])
+      .where("grant_id", "in", grantIds)
+      .groupBy("grant_id")
+      .execute();
+    return new Map(
+      rows.flatMap((row) => (row.grant_id !== null && row.last !== null ? [[row.grant_id, Number(row.last)]] : [])),
+    );
+  },
+
+  /**
+   * Issue #27: the provider sessions opened under any of the account's gateway sessions (sessions_user_id, then
+   * oidc_models_gateway_session).
+   */
+  sessionsOfAccount: async (db: Db, accountId: string): Promise<Pick<OidcModelRow, "id" | "payload">[]> =>
+    db
+      .selectFrom("oidc_models")
+      .select(["id", "payload"])
+      .where("model", "=", "Session")
+      .where("gateway_session_id", "in", (eb) =>
+        eb.selectFrom("sessions").select("sessions.id").where("sessions.user_id", "=", accountId),
+      )
+      .execute(),
+
+  /** Rewrites a stored model's payload alone (its columns and expiry stay). */
+  setPayload: async (db: Db, model: string, id: string, payload: string): Promise<void> => {
+    await db.updateTable("oidc_models").set({ payload }).where("model", "=", model).where("id", "=", id).execute();
+  },
+
   /** The provider sessions opened under any of these gateway sessions. */
   sessionsOfGateway: async (db: Db, gatewaySessionIds: readonly string[]): Promise<OidcModelRow[]> => {
     if (gatewaySessionIds.length === 0) return [];

@@ -13,6 +13,30 @@ export type SessionWithUser = Omit<SessionRow, "pending_step"> & {
 export type EndedSession = Pick<SessionRow, "id" | "user_id">;
 const ENDED = ["id", "user_id"] as const;
 
+/** Issue #27: what the security page shows of a session. */
+export type ListedSession = Pick<
+  SessionRow,
+  | "id"
+  | "sign_in_id"
+  | "created_at"
+  | "last_seen_at"
+  | "expires_at"
+  | "user_agent"
+  | "host"
+  | "country"
+  | "auth_method"
+  | "idp"
+>;
+
+/** One sign-in: its id, or for a session opened before sign-in ids, that session alone. */
+export interface SignInKey {
+  id: string;
+  signInId: string | null;
+}
+
+/** An ended session with what tells its sign-in and whether it was still live. */
+export type EndedSignInSession = EndedSession & Pick<SessionRow, "sign_in_id" | "last_seen_at" | "expires_at">;
+
 const findWithUserQueries = new WeakMap<Db, CompiledQuery>();
 
 function findWithUserQuery(db: Db, id: string) {
@@ -105,6 +129,60 @@ export const sessionsStore = {
   /** Ends a user's sessions except one (the one changing the password keeps working). */
   deleteOthersForUser: async (db: Db, userId: string, keepId: string): Promise<EndedSession[]> =>
     db.deleteFrom("sessions").where("user_id", "=", userId).where("id", "!=", keepId).returning(ENDED).execute(),
+
+  /**
+   * Issue #27: a person's sessions as the security page shows them, expired ones included (the caller applies the
+   * lifetimes, as findSession does). Served by sessions_user_id; a person has a few hundred at most.
+   */
+  listOfUser: async (db: Db, userId: string): Promise<ListedSession[]> =>
+    db
+      .selectFrom("sessions")
+      .select([
+        "id",
+        "sign_in_id",
+        "created_at",
+        "last_seen_at",
+        "expires_at",
+        "user_agent",
+        "host",
+        "country",
+        "auth_method",
+        "idp",
+      ])
+      .where("user_id", "=", userId)
+      .execute(),
+
+  /** The stored ids of a person's sessions (sessions_user_id). */
+  idsOfUser: async (db: Db, userId: string): Promise<string[]> =>
+    (await db.selectFrom("sessions").select("id").where("user_id", "=", userId).execute()).map((row) => row.id),
+
+  /** Which of these ids still name a session (the primary key). */
+  existing: async (db: Db, ids: readonly string[]): Promise<Set<string>> => {
+    if (ids.length === 0) return new Set();
+    const rows = await db.selectFrom("sessions").select("id").where("id", "in", ids).execute();
+    return new Set(rows.map((row) => row.id));
+  },
+
+  /**
+   * Issue #27: ends one sign-in of a person: the sessions of that sign-in, or the one session of an old sign-in that
+   * has no sign-in id. Never another person's: the user id is part of the condition.
+   */
+  deleteSignIn: async (db: Db, userId: string, signIn: SignInKey): Promise<EndedSession[]> => {
+    let query = db.deleteFrom("sessions").where("user_id", "=", userId);
+    query =
+      signIn.signInId !== null ? query.where("sign_in_id", "=", signIn.signInId) : query.where("id", "=", signIn.id);
+    return query.returning(ENDED).execute();
+  },
+
+  /** Issue #27, "Sign out everywhere else": every session of the person but those of the kept one's sign-in. */
+  deleteOtherSignIns: async (db: Db, userId: string, keep: SignInKey): Promise<EndedSignInSession[]> => {
+    let query = db.deleteFrom("sessions").where("user_id", "=", userId).where("id", "!=", keep.id);
+    const keptSignIn = keep.signInId;
+    if (keptSignIn !== null) {
+      query = query.where((eb) => eb.or([eb("sign_in_id", "is", null), eb("sign_in_id", "!=", keptSignIn)]));
+    }
+    return query.returning([...ENDED, "sign_in_id", "last_seen_at", "expires_at"]).execute();
+  },
 
   deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<EndedSession[]> =>
     db
