@@ -10,16 +10,16 @@
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // The environment (config.ts), the files it names (settings/: brands and their sites, clients, identity
-  // providers), and constants: they import nothing above them.
-  ["config.ts", "settings", "html.ts", "countries.ts"],
+  // providers), and constants: they import nothing above them. Beside the countries' names, the devices' (issue #27: a
+  // user agent in words, for the security page's lists and the new-browser mail of a sign-in).
+  ["config.ts", "settings", "html.ts", "countries.ts", "devices.ts"],
   // SQL through Kysely, no rules.
   ["store"],
   // Small services on the store; `jobs` holds the one leased queue, `mail` is a kind of job on it; `events` tells
   // whoever listens that gateway sessions ended (the provider's back-channel logout, the forum's sign-out).
   ["audit", "codes", "captcha", "metrics", "jobs", "mail", "events"],
-  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys, and
-  // (issue #27) the person's security page: their sessions, apps and activity in words, the browsers they know.
-  ["sessions", "accounts", "federation", "forum", "factors", "security"],
+  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys.
+  ["sessions", "accounts", "federation", "forum", "factors"],
   // The sign-in core (issue #24 §1): one next step for an attempt, from the domain services.
   ["signin"],
   // HTTP only: cookies, headers, the guard, errors, pages, the metrics listener.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { issueDeviceCookie } from "../src/accounts/device-cookies.ts";
 import { createUser, deleteUser } from "../src/accounts/users.ts";
 import { deviceCookieName } from "../src/http/session.ts";
-import { learnBrowser } from "../src/security/known-browsers.ts";
+import { learnBrowser } from "../src/signin/known-browsers.ts";
 import { Client, freshPostgres, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 

@@ -1,10 +1,10 @@
 import { BRANDS, checkReturnTo, type NextStep, type OwedStep, routeUrl } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
-import { learnBrowser } from "../security/known-browsers.ts";
 import { tokenOrigins } from "../settings/clients.ts";
 import { originOfHost, siteOf } from "../settings/sites.ts";
 import { signIn, stepDone } from "../signin/attempt.ts";
+import { learnBrowser } from "../signin/known-browsers.ts";
 import type { Destination, NextContext } from "../signin/next.ts";
 import type { Amr, Proof, Verified } from "../signin/proofs.ts";
 import type { Db } from "../store/db.ts";
@@ -94,7 +94,7 @@ export async function signInBrowser(
 
 /**
  * A finished sign-in's session goes to the browser, and (issue #27) the browser becomes one the account knows: the
- * first sign-in of a browser new to an account that knew another mails the person (security/known-browsers.ts). The
+ * first sign-in of a browser new to an account that knew another mails the person (signin/known-browsers.ts). The
  * browser's device id is its device cookie's (kept across sign-ins, a fresh one for a browser without a good one).
  */
 export async function handOver(

@@ -9,10 +9,10 @@ import {
   SOCIAL_PLATFORM_NAMES,
 } from "@gatehouse/contract";
 import type { Config } from "../config.ts";
+import { type DeviceWords, deviceOf } from "../devices.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import type { AuditRow } from "../store/schema.ts";
-import { type DeviceWords, deviceOf } from "./device.ts";
 
 /** One entry of the activity list (the contract's ActivityEntry): words only, never an id, address or raw detail. */
 export interface ActivityEntry {

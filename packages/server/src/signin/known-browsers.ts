@@ -1,12 +1,12 @@
 import { LANGUAGES, type Language, routeUrl } from "@gatehouse/contract";
 import { COUNTRY_CODES, countryName } from "../countries.ts";
+import { deviceOf } from "../devices.ts";
 import { type MailSite, mailLanguage } from "../mail/links.ts";
 import { queueUserMail } from "../mail/outbox.ts";
 import type { MailVars } from "../mail/render.ts";
 import type { Db } from "../store/db.ts";
 import { knownBrowsersStore } from "../store/known-browsers.ts";
 import type { UserRow } from "../store/schema.ts";
-import { deviceOf } from "./device.ts";
 
 /** The browser a sign-in finished in: its device id (the device cookie's) and what it told us about itself. */
 export interface SignedInBrowser {
