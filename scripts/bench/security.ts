@@ -105,7 +105,7 @@ async function seed(db: Db, userId: string, now: number): Promise<void> {
       kind: "Grant",
       jti: grantId,
       accountId: userId,
-      clientId: g % 3 ? "enscape" : "example-app",
+      clientId: ["enscape", "example-app", "dev-site"][g % 3] as string,
       iat,
       exp: iat + 365 * 86_400,
       openid: { scope },
