@@ -4,7 +4,9 @@
  *  - password sign-ins ÷ argon2id alone with every core busy (target ≥ 0.9);
  *  - the gateway's resident memory idle (≤ 150 MiB) and at its peak under the bench's loads (≤ 300 MiB);
  *  - OpenID Connect refresh-token grants per second and per core (issue #10, target ≥ 300/s per core);
- *  - passkey sign-ins per second beside the password's (issue #26; no target: a signature check, no argon2id).
+ *  - passkey sign-ins per second beside the password's (issue #26; no target: a signature check, no argon2id);
+ *  - the security page's three lists for one person with 200 sessions, 50 grants and 10,000 events, first page and
+ *    a deep one, on SQLite and PostgreSQL (issue #27, target p99 < 50 ms). `npm run bench -- --security` runs these alone.
  * Every server runs in its own process; autocannon drives them over loopback. Every figure and target is printed
  * even when one is missed; the exit code is 0 unless the bench itself broke.
  */
@@ -20,6 +22,7 @@ import { refreshLoad, refreshTokens } from "./bench/oidc.ts";
 import { addPasskey, passkeyLoad } from "./bench/passkeys.ts";
 import { cpuMicros, freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
 import { megabytes, printReport, type Row } from "./bench/report.ts";
+import { securityLists } from "./bench/security.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const PASSWORD = "quiet harbour lantern 42";
@@ -106,6 +109,10 @@ function signInLoad(base: string, accounts: string[], anonCookie: string, csrf: 
 async function main() {
   const cores = availableParallelism();
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
+  if (process.argv.includes("--security")) {
+    printReport(`Gatehouse benchmark, the security page's lists — ${machine(cores)}`, await securityLists(dir));
+    return;
+  }
 
   const helloUrl = `http://127.0.0.1:${await freePort()}/`;
   const hello = start(ROOT, ["scripts/bench/hello-server.ts"], { PORT: new URL(helloUrl).port });
@@ -266,6 +273,7 @@ async function main() {
       target: { text: `≤ ${TARGETS.peakMiB} MiB`, met: peakBytes <= TARGETS.peakMiB * MIB },
     },
   ];
+  rows.push(...(await securityLists(dir)));
   printReport(`Gatehouse benchmark — ${machine(cores)}, ${DURATION_S} s per run`, rows);
 }
 

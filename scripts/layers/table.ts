@@ -10,8 +10,9 @@
  */
 export const LAYERS: readonly (readonly string[])[] = [
   // The environment (config.ts), the files it names (settings/: brands and their sites, clients, identity
-  // providers), and constants: they import nothing above them.
-  ["config.ts", "settings", "html.ts", "countries.ts"],
+  // providers), and constants: they import nothing above them. Beside the countries' names, the devices' (issue #27: a
+  // user agent in words, for the security page's lists and the new-browser mail of a sign-in).
+  ["config.ts", "settings", "html.ts", "countries.ts", "devices.ts"],
   // SQL through Kysely, no rules.
   ["store"],
   // Small services on the store; `jobs` holds the one leased queue, `mail` is a kind of job on it; `events` tells

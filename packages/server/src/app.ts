@@ -41,6 +41,7 @@ import { passkeyRoutes } from "./routes/passkeys.ts";
 import { passwordRoutes } from "./routes/password.ts";
 import { profileRoutes } from "./routes/profile.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { securityActivityRoutes } from "./routes/security-activity.ts";
 import { securityAppRoutes } from "./routes/security-apps.ts";
 import { securitySessionRoutes } from "./routes/security-sessions.ts";
 import { serviceLoginRoutes } from "./routes/service-login.ts";
@@ -207,6 +208,7 @@ export async function buildApp(
   await app.register(discourseRoutes, { services });
   await app.register(studioRoutes, { services });
   await app.register(securityAppRoutes, { services });
+  await app.register(securityActivityRoutes, { services });
   await mountProvider(app, { provider, db, config });
   if (config.nodeEnv === "test") {
     // Browser tests solve the CN image captcha through this hook; it exists only under NODE_ENV=test (issue #3).

@@ -16,6 +16,7 @@ import { renderMail } from "../mail/render.ts";
 import { auditStore } from "../store/audit.ts";
 import { captchasStore } from "../store/captchas.ts";
 import type { Db } from "../store/db.ts";
+import { knownBrowsersStore } from "../store/known-browsers.ts";
 import type { UserRow } from "../store/schema.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 import { sessionsStore } from "../store/sessions.ts";
@@ -82,6 +83,8 @@ export async function deleteAccount(
     await forgetAddress(trx, user.email_normalized);
     // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes.
     await secondFactorsStore.deleteAllOf(trx, user.id);
+    // Issue #27: the browsers it signed in from (no foreign key either).
+    await knownBrowsersStore.deleteAllOf(trx, user.id);
     // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.
     const sessions = await sessionsStore.deleteForUser(trx, user.id);
     await usersStore.delete(trx, user.id);

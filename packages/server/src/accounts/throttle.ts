@@ -22,8 +22,8 @@ const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 export interface AttemptSource {
   /** The device cookie the browser presented, and the secret device cookies are signed with. */
   device?: { cookie: string; secret: string };
-  /** Who asked from where, for the audit trail. */
-  client?: { ip: string; userAgent: string };
+  /** Who asked from where, for the audit trail (issue #27: the country too, for the person's activity list). */
+  client?: { ip: string; userAgent: string; country?: string | null | undefined };
 }
 
 export type GuardedCheck = { status: "blocked" } | { status: "mismatch" } | { status: "match"; rehash: boolean };
@@ -79,6 +79,7 @@ async function auditBlock(db: Db, allowance: AllowanceKey, source: AttemptSource
       userId,
       ip: source.client?.ip,
       userAgent: source.client?.userAgent,
+      country: source.client?.country ?? null,
       detail: `password sign-in from ${who} blocked until ${until}`,
     },
     now,

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
 import type { Db } from "../store/db.ts";
+import { knownBrowsersStore } from "../store/known-browsers.ts";
 import type { UserRow } from "../store/schema.ts";
 import { secondFactorsStore } from "../store/second-factors.ts";
 import { sessionsStore } from "../store/sessions.ts";
@@ -197,6 +198,8 @@ export async function deleteUser(db: Db, user: UserRow, now = Date.now()): Promi
     // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes (the
     // tables have no foreign key: every deletion removes them, the self-service one and this one).
     await secondFactorsStore.deleteAllOf(trx, user.id);
+    // Issue #27: the browsers it signed in from (no foreign key either).
+    await knownBrowsersStore.deleteAllOf(trx, user.id);
     const sessions = await sessionsStore.deleteForUser(trx, user.id);
     await usersStore.delete(trx, user.id);
     return sessions;

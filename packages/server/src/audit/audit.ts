@@ -39,7 +39,12 @@ export type AuditEvent =
   /** Issue #27: the person granted a site or app access on the consent screen, or removed it (detail: client id). */
   | "app_granted"
   | "app_removed"
-  | "admin";
+  | "admin"
+  /**
+   * Issue #27: the account's e-mail address changed (the activity list's `email_changed`). Nothing changes an
+   * address yet (spec §3: read-only on Edit account); the flow that does records this, with the old address in no field.
+   */
+  | "email_changed";
 
 export interface AuditContext {
   userId?: string | null;

@@ -4,12 +4,14 @@ import type { Config } from "../config.ts";
 import { tokenOrigins } from "../settings/clients.ts";
 import { originOfHost, siteOf } from "../settings/sites.ts";
 import { signIn, stepDone } from "../signin/attempt.ts";
+import { learnBrowser } from "../signin/known-browsers.ts";
 import type { Destination, NextContext } from "../signin/next.ts";
 import type { Amr, Proof, Verified } from "../signin/proofs.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
-import { requestBrand } from "./client.ts";
+import { requestBrand, requestSite } from "./client.ts";
 import { ApiError } from "./errors.ts";
+import { clientMeta } from "./session.ts";
 
 /**
  * The HTTP side of the sign-in core (issue #24 §1): what a request tells the core (its browser, its host's return
@@ -84,9 +86,30 @@ export async function signInBrowser(
   const asked = destination.mfa ? { ...browser, device: undefined } : browser;
   const outcome = await signIn(db, proof, asked, destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
-  app.trustBrowser(reply, proof.user.email_normalized, request);
+  if (outcome.session) await handOver(app, db, config, exchange, outcome.session, proof.user);
+  // A proof owing a step is given in this browser too: it is trusted for the account already.
+  else app.trustBrowser(reply, proof.user.email_normalized, request);
   return outcome.next;
+}
+
+/**
+ * A finished sign-in's session goes to the browser, and (issue #27) the browser becomes one the account knows: the
+ * first sign-in of a browser new to an account that knew another mails the person (signin/known-browsers.ts). The
+ * browser's device id is its device cookie's (kept across sign-ins, a fresh one for a browser without a good one).
+ */
+export async function handOver(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  exchange: { request: FastifyRequest; reply: FastifyReply },
+  session: string,
+  user: UserRow,
+): Promise<void> {
+  const { request, reply } = exchange;
+  app.adoptSession(request, reply, session, true);
+  const deviceId = app.trustBrowser(reply, user.email_normalized, request);
+  const { userAgent, country } = clientMeta(request);
+  await learnBrowser(db, user, { deviceId, userAgent, country }, requestSite(request, config));
 }
 
 /**
@@ -102,12 +125,12 @@ export async function afterStep(
   user: UserRow,
   added: readonly Amr[] = [],
 ): Promise<{ next?: NextStep }> {
-  const { request, reply } = exchange;
+  const { request } = exchange;
   const attempt = request.attempt;
   if (!attempt) return {};
   const browser = await app.browserOf(request);
   const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config), Date.now(), added);
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) app.adoptSession(request, reply, outcome.session, true);
+  if (outcome.session) await handOver(app, db, config, exchange, outcome.session, user);
   return { next: outcome.next };
 }

@@ -13,5 +13,7 @@ export const MAIL_KINDS = [
   "second_factor_removed",
   "recovery_code_used",
   "second_factors_reset",
+  /** Issue #27: a sign-in finished in a browser the account had never signed in from (signin/known-browsers.ts). */
+  "new_browser_sign_in",
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];

@@ -7,12 +7,12 @@ import {
 } from "@gatehouse/contract";
 import type { z } from "zod/mini";
 import { revokeOfflineGrants } from "../accounts/access-lost.ts";
+import { deviceOf } from "../devices.ts";
 import { endSessions } from "../events/sessions-ended.ts";
 import { hmacSha256 } from "../sessions/hmac.ts";
 import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { type ListedSession, type SignInKey, sessionsStore } from "../store/sessions.ts";
-import { deviceOf } from "./device.ts";
 
 type Entry = z.output<typeof SessionEntry>;
 

@@ -32,6 +32,7 @@ export async function verifyPassword(
       userId: outcome.userId ?? null,
       ip: client?.ip ?? null,
       userAgent: client?.userAgent ?? null,
+      country: client?.country ?? null,
       method,
       detail: input.detail ? `${input.detail}: ${outcome.refusal}` : outcome.refusal,
     },

@@ -13,6 +13,32 @@ export const auditStore = {
     return query.execute();
   },
 
+  /**
+   * Issue #27: a page of one person's events of these kinds, newest first by (at, id), after a cursor's event
+   * (index audit_user_at_id: the person's range read backwards, no sort).
+   */
+  pageOfUser: (
+    db: Db,
+    userId: string,
+    events: readonly string[],
+    after: { at: number; id: string } | undefined,
+    limit: number,
+  ): Promise<Pick<AuditRow, "id" | "at" | "event" | "user_agent" | "detail" | "country">[]> => {
+    let query = db
+      .selectFrom("audit")
+      .select(["id", "at", "event", "user_agent", "detail", "country"])
+      .where("user_id", "=", userId)
+      .where("event", "in", events);
+    if (after) {
+      // `at <= …` is implied by the pair, and said so that both databases start the index's range at the cursor
+      // (an `or` alone makes PostgreSQL read the person's events from the newest, a deep page being slow).
+      query = query
+        .where("at", "<=", after.at)
+        .where((eb) => eb.or([eb("at", "<", after.at), eb.and([eb("at", "=", after.at), eb("id", "<", after.id)])]));
+    }
+    return query.orderBy("at", "desc").orderBy("id", "desc").limit(limit).execute();
+  },
+
   /** Keeps a deleted user's events for the statistics, without anything that points to the person. */
   anonymizeUser: async (db: Db, userId: string): Promise<void> => {
     await db

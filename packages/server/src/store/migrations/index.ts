@@ -15,6 +15,7 @@ import * as forum from "./013-forum.ts";
 import * as signInAttempts from "./014-sign-in-attempts.ts";
 import * as secondFactors from "./015-second-factors.ts";
 import * as securityPage from "./016-security-page.ts";
+import * as activityOrder from "./017-activity-order.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "014-sign-in-attempts": signInAttempts,
   "015-second-factors": secondFactors,
   "016-security-page": securityPage,
+  "017-activity-order": activityOrder,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,58 @@
+import { LANGUAGES, type Language, routeUrl } from "@gatehouse/contract";
+import { COUNTRY_CODES, countryName } from "../countries.ts";
+import { deviceOf } from "../devices.ts";
+import { type MailSite, mailLanguage } from "../mail/links.ts";
+import { queueUserMail } from "../mail/outbox.ts";
+import type { MailVars } from "../mail/render.ts";
+import type { Db } from "../store/db.ts";
+import { knownBrowsersStore } from "../store/known-browsers.ts";
+import type { UserRow } from "../store/schema.ts";
+
+/** The browser a sign-in finished in: its device id (the device cookie's) and what it told us about itself. */
+export interface SignedInBrowser {
+  deviceId: string;
+  userAgent: string | null | undefined;
+  /** The trusted country header's code; null when unknown. */
+  country: string | null | undefined;
+}
+
+/**
+ * Issue #27: a finished sign-in's browser becomes known to the account. The insert that adds it is the only one that
+ * may mail (two sign-ins of one new browser at once: one row, one mail), and it mails only when the account already
+ * knew another browser: the browser someone registered or activated in, and each account's first browser after this
+ * feature is deployed, are learnt silently. ASVS 6.3.5: the person is told of a sign-in from an unusual client. The
+ * mail is queued in the insert's transaction. Answers whether it mailed.
+ */
+export async function learnBrowser(
+  db: Db,
+  user: UserRow,
+  browser: SignedInBrowser,
+  site: MailSite,
+  now = Date.now(),
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await knownBrowsersStore.learn(trx, user.id, browser.deviceId, now))) return false;
+    if (!(await knownBrowsersStore.knowsOtherThan(trx, user.id, browser.deviceId))) return false;
+    const vars = newBrowserVars(browser, mailLanguage(site, user.language), now);
+    await queueUserMail(trx, user, "new_browser_sign_in", routeUrl("ACCOUNT_SECURITY"), site, now, vars);
+    return true;
+  });
+}
+
+const UNKNOWN = { key: "mail.new_browser_sign_in.unknown" };
+
+/** The mail's words of the browser, the country (named in the mail's language) and the time (UTC, said so). */
+function newBrowserVars(browser: SignedInBrowser, language: Language, now: number): MailVars {
+  const { browser: name, os } = deviceOf(browser.userAgent);
+  const device = name && os ? `${name} (${os})` : (name ?? os);
+  const code = browser.country?.toUpperCase();
+  return {
+    device: device ?? UNKNOWN,
+    country: code && COUNTRY_CODES.has(code) ? countryName(code, language) : UNKNOWN,
+    time: new Intl.DateTimeFormat(LANGUAGES[language].tag, {
+      dateStyle: "long",
+      timeStyle: "short",
+      timeZone: "UTC",
+    }).format(now),
+  };
+}
