@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { endpoints } from "../src/endpoints.ts";
 import { api, ROUTE_IDS, ROUTES, routeUrl, UI_PATHS } from "../src/index.ts";
 
 describe("UI route table (spec §2)", () => {
@@ -34,7 +35,7 @@ describe("UI route table (spec §2)", () => {
 
 describe("gateway endpoints (spec §7)", () => {
   it("declares every call of the spec", () => {
-    const calls = Object.values(api).map((e) => `${e.method} ${e.path}`);
+    const calls = Object.values(endpoints).map((e) => `${e.method} ${e.path}`);
     expect(calls).toEqual(
       expect.arrayContaining([
         "GET /session",

@@ -1,6 +1,6 @@
 import http from "node:http";
 import net from "node:net";
-import { api } from "@gatehouse/contract";
+import { endpoints } from "@gatehouse/contract/endpoints";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
@@ -102,8 +102,8 @@ function spellings(path: string): string[] {
 }
 
 const fastifyPath = (path: string) => `/api${path.replace(/\{\w+\}/gu, "x")}`;
-const writes = Object.values(api).filter((endpoint) => endpoint.method !== "GET");
-const reads = Object.values(api).filter((endpoint) => endpoint.method === "GET");
+const writes = Object.values(endpoints).filter((endpoint) => endpoint.method !== "GET");
+const reads = Object.values(endpoints).filter((endpoint) => endpoint.method === "GET");
 
 /** A refusal of the guard, or the API's 404: never the handler's work, never a 5xx, always the API's headers. */
 function expectRefusedByTheApi(answer: Answer, target: string) {

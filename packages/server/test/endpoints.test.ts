@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type ApiName, api, type Endpoint, ErrorAnswer, statusesOf } from "@gatehouse/contract";
+import { api, type Endpoint, ErrorAnswer, statusesOf } from "@gatehouse/contract";
+import { type ApiName, endpoints } from "@gatehouse/contract/endpoints";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, type NewUser } from "../src/accounts/users.ts";
 import { routePath } from "../src/http/mount.ts";
@@ -51,7 +52,7 @@ const SAMPLES: Record<string, { body?: unknown; params?: Record<string, string> 
   unlinkIdentity: { params: { provider: "google" } },
 };
 
-const mounted = (Object.keys(api) as ApiName[]).filter((name) => !NOT_YET_MOUNTED.includes(name));
+const mounted = (Object.keys(endpoints) as ApiName[]).filter((name) => !NOT_YET_MOUNTED.includes(name));
 
 beforeAll(async () => {
   server = await startServer({ env: { TRUST_PROXY: "true" } });
@@ -89,21 +90,21 @@ function expectDeclared(endpoint: Endpoint, answer: Answer, label: string) {
 
 describe("every endpoint of the contract", () => {
   it("is mounted with its declared method and path, except those of parts still to come", () => {
-    for (const name of Object.keys(api) as ApiName[]) {
-      const endpoint: Endpoint = api[name];
+    for (const name of Object.keys(endpoints) as ApiName[]) {
+      const endpoint: Endpoint = endpoints[name];
       const route = { method: endpoint.method, url: routePath(endpoint) };
       expect(server.app.hasRoute(route), `${name} ${route.method} ${route.url}`).toBe(!NOT_YET_MOUNTED.includes(name));
     }
   });
 
   it.each(mounted)("%s answers a visitor and a signed-in user with a declared status and answer", async (name) => {
-    const endpoint: Endpoint = api[name];
+    const endpoint: Endpoint = endpoints[name];
     expectDeclared(endpoint, await call(await client(), endpoint, name), `${name} visitor`);
     expectDeclared(endpoint, await call(await signedIn(), endpoint, name), `${name} signed in`);
   });
 
   it.each(mounted)("%s answers refusals it can be provoked into with a declared status", async (name) => {
-    const endpoint: Endpoint = api[name];
+    const endpoint: Endpoint = endpoints[name];
     if (endpoint.method !== "GET") {
       const stale = await call(await client(), endpoint, name, { csrf: false });
       expect(stale.json?.error_code).toBe("csrf_invalid");

@@ -1,4 +1,4 @@
-import { api } from "@gatehouse/contract";
+import { endpoints } from "@gatehouse/contract/endpoints";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const writes = Object.entries(api).filter(([, e]) => e.method !== "GET");
-const reads = Object.entries(api).filter(([, e]) => e.method === "GET");
+const writes = Object.entries(endpoints).filter(([, e]) => e.method !== "GET");
+const reads = Object.entries(endpoints).filter(([, e]) => e.method === "GET");
 const anyValue = fc.oneof(
   fc.string(),
   fc.integer(),

@@ -1,4 +1,5 @@
-import { ActivityAnswer, SECURITY_PAGE_SIZE } from "@gatehouse/contract";
+import { SECURITY_PAGE_SIZE } from "@gatehouse/contract";
+import { ActivityAnswer } from "@gatehouse/contract/security";
 import { describe, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { type AuditEvent, audit } from "../src/audit/audit.ts";

@@ -13,8 +13,7 @@ import {
   productCodeRule,
   registerPasswordRule,
 } from "../rules.ts";
-import { ACTIVITY_KINDS } from "../security.ts";
-import { NEXT_KINDS, OWED_STEPS, SIGN_IN_METHODS, SOCIAL_PLATFORMS } from "../sign-in.ts";
+import { NEXT_KINDS, OWED_STEPS, SOCIAL_PLATFORMS } from "../sign-in.ts";
 import { normalizeText } from "../text.ts";
 
 /** Answer of endpoints whose answer the spec does not show: an empty JSON object. */
@@ -494,69 +493,3 @@ export const PasskeySignInBody = z.object({
 });
 /** A sign-in's next step, or a step-up's new deadline. */
 export const PasskeySignInAnswer = z.object({ next: z.optional(Next), freshUntil: z.optional(z.number()) });
-
-/**
- * Issue #27, the person's security page. Lists are paged newest first with an opaque cursor: the answer's
- * `nextCursor`, passed back as `cursor` for the next page (null on the last page).
- */
-const cursor = z.optional(z.string().check(z.minLength(1), z.maxLength(256)));
-export const SecurityListQuery = z.object({ cursor });
-
-/** Which sign-in an entry is: an opaque handle of the sign-in (its linked sessions on other hosts are one entry). */
-const entryId = z.string().check(z.minLength(1), z.maxLength(128));
-export const SecurityEntryParams = z.object({ id: entryId });
-
-/** The device a session or an event came from, parsed from its user agent on the server; null when unknown. */
-export const Device = z.object({ browser: z.nullable(z.string()), os: z.nullable(z.string()) });
-
-/** One sign-in: a gateway session and the sessions linked to it on other brand hosts. */
-export const SessionEntry = z.object({
-  id: z.string(),
-  device: Device,
-  /** ISO 3166-1 alpha-2 code of where the sign-in came from (the trusted country header); null when unknown. */
-  country: z.nullable(z.string()),
-  startedAt: z.number(),
-  lastActiveAt: z.number(),
-  /** How it was made; `provider` names the identity provider of a social or corporate sign-in. */
-  method: z.enum(SIGN_IN_METHODS),
-  provider: z.nullable(z.string()),
-  /** The host names its sessions are on (the brand sites the person reached signed-in). */
-  hosts: z.array(z.string()),
-  /** The browser asking: ending it is signing out. */
-  current: z.boolean(),
-});
-export const SessionsAnswer = z.object({ sessions: z.array(SessionEntry), nextCursor: z.nullable(z.string()) });
-/** "Sign out everywhere else": how many sign-ins ended. */
-export const SessionsEndedAnswer = z.object({ ended: z.number() });
-
-/** One site or app the person has granted access to (a grant of the OpenID provider). */
-export const AppEntry = z.object({
-  id: z.string(),
-  name: z.string(),
-  /** The brand the client belongs to (BRANDS), null for a client of no brand. */
-  brand: z.nullable(z.string()),
-  /** The scopes granted (OpenID Connect scope values); the page says them in words. */
-  scopes: z.array(z.string()),
-  grantedAt: z.number(),
-  lastUsedAt: z.nullable(z.number()),
-  /** It may act while the person is away (`offline_access`: a refresh token that outlives sign-out). */
-  offline: z.boolean(),
-});
-export const AppsAnswer = z.object({ apps: z.array(AppEntry), nextCursor: z.nullable(z.string()) });
-
-/** One event of the person's own security activity; nothing another person did, no internal ids. */
-export const ActivityEntry = z.object({
-  at: z.number(),
-  kind: z.enum(ACTIVITY_KINDS),
-  device: Device,
-  country: z.nullable(z.string()),
-  /** A sign-in's method (`sign_in`, `sign_in_failed`). */
-  method: z.nullable(z.enum(SIGN_IN_METHODS)),
-  /** The identity provider's name (a social or corporate sign-in, a linked or unlinked identity). */
-  provider: z.nullable(z.string()),
-  /** The factor added or removed: `totp` or `passkey`. */
-  factor: z.nullable(z.enum(["totp", "passkey"])),
-  /** The site or app granted or removed. */
-  app: z.nullable(z.string()),
-});
-export const ActivityAnswer = z.object({ events: z.array(ActivityEntry), nextCursor: z.nullable(z.string()) });

@@ -1,5 +1,6 @@
+import type { Endpoint } from "@gatehouse/contract";
 import * as contract from "@gatehouse/contract";
-import { api, type Endpoint } from "@gatehouse/contract";
+import { endpoints } from "@gatehouse/contract/endpoints";
 import { z } from "zod/mini";
 
 /**
@@ -13,7 +14,7 @@ import { z } from "zod/mini";
  * fields one by one as parameters, which a reference cannot express.
  */
 export function componentRegistry() {
-  const parameters = new Set<unknown>(Object.values(api).flatMap((e: Endpoint) => [e.query, e.params]));
+  const parameters = new Set<unknown>(Object.values(endpoints).flatMap((e: Endpoint) => [e.query, e.params]));
   const registry = z.registry<{ id: string }>();
   for (const [name, value] of Object.entries(contract)) {
     if (/^[A-Z]/u.test(name) && value instanceof z.core.$ZodType && !parameters.has(value)) {

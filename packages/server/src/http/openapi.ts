@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
-import { type ApiName, api, type Endpoint, ErrorAnswer, RATE_LIMITS, statusesOf } from "@gatehouse/contract";
+import { type Endpoint, ErrorAnswer, RATE_LIMITS, statusesOf } from "@gatehouse/contract";
+import { type ApiName, endpoints } from "@gatehouse/contract/endpoints";
 import type { FastifySchema } from "fastify";
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { z } from "zod/mini";
@@ -66,7 +67,7 @@ const TAGS = [
 
 /** The contract endpoint each route was mounted from, by method and Fastify path (`mount`, http/mount.ts). */
 const BY_ROUTE = new Map<string, [ApiName, Endpoint]>(
-  (Object.entries(api) as [ApiName, Endpoint][]).map(([name, endpoint]) => [
+  (Object.entries(endpoints) as [ApiName, Endpoint][]).map(([name, endpoint]) => [
     `${endpoint.method} ${routePath(endpoint)}`,
     [name, endpoint],
   ]),

@@ -1,4 +1,4 @@
-import { api } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
@@ -11,7 +11,7 @@ export async function securityActivityRoutes(app: FastifyInstance, { services }:
   const { db, config } = services;
 
   // Only ever the session's own account (ASVS 8.2.2: no id in the request chooses whose events are read).
-  mount(app, api.securityActivity, async (request) => {
+  mount(app, securityApi.securityActivity, async (request) => {
     try {
       return await activityPage(db, config, signedIn(request).user_id, request.query.cursor);
     } catch (error) {

@@ -1,4 +1,4 @@
-import { api } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
@@ -14,13 +14,13 @@ import type { Services } from "../services.ts";
 export async function securityAppRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { db, config } = services;
 
-  mount(app, api.securityApps, async (request) => {
+  mount(app, securityApi.securityApps, async (request) => {
     const page = await appsOf(db, config.clients, signedIn(request).user_id, request.query.cursor);
     if (page === "invalid_cursor") throw new ApiError("invalid_request");
     return page;
   });
 
-  mount(app, api.securityAppRevoke, async (request) => {
+  mount(app, securityApi.securityAppRevoke, async (request) => {
     const userId = signedIn(request).user_id;
     const removed = await removeApp(db, config.clients, userId, request.params.id, auditContext(request, userId));
     if (!removed) throw new ApiError("not_found");

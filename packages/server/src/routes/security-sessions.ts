@@ -1,4 +1,4 @@
-import { api } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { audit } from "../audit/audit.ts";
 import { ApiError } from "../http/errors.ts";
@@ -24,14 +24,14 @@ export async function securitySessionRoutes(app: FastifyInstance, { services }: 
     };
   };
 
-  mount(app, api.securitySessions, async (request) => {
+  mount(app, securityApi.securitySessions, async (request) => {
     const page = await listSignIns(db, viewerOf(request), { idps: config.idps, cursor: request.query.cursor });
     if (!page)
       throw new ApiError("invalid_request", { fields: [{ field: "cursor", message: "errors.invalid_request" }] });
     return page;
   });
 
-  mount(app, api.securitySessionEnd, async (request, reply) => {
+  mount(app, securityApi.securitySessionEnd, async (request, reply) => {
     const viewer = viewerOf(request);
     const outcome = await endSignIn(db, viewer, request.params.id);
     // Another person's entry, an unknown one and an ended one: the same 404 (ASVS 8.2.2).
@@ -42,7 +42,7 @@ export async function securitySessionRoutes(app: FastifyInstance, { services }: 
     return {};
   });
 
-  mount(app, api.securitySessionsEndOthers, async (request) => {
+  mount(app, securityApi.securitySessionsEndOthers, async (request) => {
     const viewer = viewerOf(request);
     const ended = await endOtherSignIns(db, viewer);
     await audit(db, "signed_out_elsewhere", auditContext(request, viewer.userId));

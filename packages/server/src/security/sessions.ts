@@ -1,10 +1,5 @@
-import {
-  isSocialPlatform,
-  SECURITY_PAGE_SIZE,
-  SESSION_IDLE_MS,
-  type SessionEntry,
-  SOCIAL_PLATFORM_NAMES,
-} from "@gatehouse/contract";
+import { isSocialPlatform, SECURITY_PAGE_SIZE, SESSION_IDLE_MS, SOCIAL_PLATFORM_NAMES } from "@gatehouse/contract";
+import type { SessionEntry } from "@gatehouse/contract/security";
 import type { z } from "zod/mini";
 import { revokeOfflineGrants } from "../accounts/access-lost.ts";
 import { deviceOf } from "../devices.ts";

@@ -1,4 +1,5 @@
-import { type AnswerOf, api } from "@gatehouse/contract";
+import type { AnswerOf } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import type { TFunction } from "i18next";
 import { type Ref, useImperativeHandle } from "react";
 import { useTranslation } from "react-i18next";
@@ -9,10 +10,10 @@ import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
 import { countryName, dateTime, deviceWords, localeOf, methodWords, providerName } from "./words.ts";
 
-type Event = AnswerOf<typeof api.securityActivity>["events"][number];
+type Event = AnswerOf<typeof securityApi.securityActivity>["events"][number];
 
 const loadActivity = async (cursor: string | undefined) => {
-  const answer = await gateway().call(api.securityActivity, cursor ? { query: { cursor } } : {});
+  const answer = await gateway().call(securityApi.securityActivity, cursor ? { query: { cursor } } : {});
   return { items: answer.events, nextCursor: answer.nextCursor };
 };
 

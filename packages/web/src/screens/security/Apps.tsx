@@ -1,4 +1,5 @@
-import { type AnswerOf, api } from "@gatehouse/contract";
+import type { AnswerOf } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import { type Ref, useImperativeHandle, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
@@ -14,7 +15,7 @@ import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
 import { brandName, dateOnly, localeOf } from "./words.ts";
 
-type App = AnswerOf<typeof api.securityApps>["apps"][number];
+type App = AnswerOf<typeof securityApi.securityApps>["apps"][number];
 type Message = { kind: "error" | "success"; text: string };
 
 /** The consent page's words for each scope (serviceLogin.scopes); a scope without words is not shown. */
@@ -23,7 +24,7 @@ const shownScopes = (scopes: readonly string[]) =>
   SCOPE_WORDS.filter((scope) => scopes.includes(scope)) as readonly (typeof SCOPE_WORDS)[number][];
 
 const loadApps = async (cursor: string | undefined) => {
-  const answer = await gateway().call(api.securityApps, cursor ? { query: { cursor } } : {});
+  const answer = await gateway().call(securityApi.securityApps, cursor ? { query: { cursor } } : {});
   return { items: answer.apps, nextCursor: answer.nextCursor };
 };
 
@@ -47,7 +48,7 @@ export function Apps({ onRemoved, ref }: { onRemoved: () => void; ref?: Ref<{ re
     return confirmed.run(
       t("securityPage.apps.removeConfirm", { app: app.name }),
       async () => {
-        await gateway().call(api.securityAppRevoke, { params: { id: app.id } });
+        await gateway().call(securityApi.securityAppRevoke, { params: { id: app.id } });
         setMessage({ kind: "success", text: t("securityPage.apps.removed", { app: app.name }) });
         setDone((count) => count + 1);
         list.reload();

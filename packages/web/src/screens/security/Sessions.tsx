@@ -1,4 +1,5 @@
-import { type AnswerOf, api, routeUrl } from "@gatehouse/contract";
+import { type AnswerOf, routeUrl } from "@gatehouse/contract";
+import { securityApi } from "@gatehouse/contract/security";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { gateway } from "../../api/index.ts";
@@ -14,11 +15,11 @@ import { usePagedList } from "./paged.ts";
 import styles from "./Security.module.css";
 import { countryName, dateTime, deviceWords, localeOf, methodWords, timeAgo } from "./words.ts";
 
-type Session = AnswerOf<typeof api.securitySessions>["sessions"][number];
+type Session = AnswerOf<typeof securityApi.securitySessions>["sessions"][number];
 type Message = { kind: "error" | "success"; text: string };
 
 const loadSessions = async (cursor: string | undefined) => {
-  const answer = await gateway().call(api.securitySessions, cursor ? { query: { cursor } } : {});
+  const answer = await gateway().call(securityApi.securitySessions, cursor ? { query: { cursor } } : {});
   return { items: answer.sessions, nextCursor: answer.nextCursor };
 };
 
@@ -45,7 +46,7 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
     return confirmed.run(
       undefined,
       async () => {
-        await gateway().call(api.securitySessionEnd, { params: { id: session.id } });
+        await gateway().call(securityApi.securitySessionEnd, { params: { id: session.id } });
         setMessage({ kind: "success", text: t("securityPage.sessions.ended", { device }) });
         setDone((count) => count + 1);
         list.reload();
@@ -60,7 +61,7 @@ export function Sessions({ onEnded }: { onEnded: () => void }) {
     return confirmed.run(
       t("securityPage.sessions.endOthersConfirm"),
       async () => {
-        await gateway().call(api.securitySessionsEndOthers);
+        await gateway().call(securityApi.securitySessionsEndOthers);
         setMessage({ kind: "success", text: t("securityPage.sessions.endedOthers") });
         setDone((count) => count + 1);
         list.reload();
