@@ -616,7 +616,8 @@ export const api = {
     path: "/account/apps/{id}",
     params: s.SecurityEntryParams,
     answer: s.Empty,
-    statuses: [200, 404],
+    // 400: an id longer than any grant's (SecurityEntryParams).
+    statuses: [200, 400, 404],
     session: "required",
     rateLimit: "securityChange",
   }),
