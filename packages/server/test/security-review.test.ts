@@ -144,3 +144,104 @@ describe("the contract of the security page's calls", () => {
     expect(api.securityAppRevoke.statuses).toContain(answer.status);
   });
 });
+
+/** What the review tried that held: kept as tests so it keeps holding. */
+describe("what an attacker tries that holds (SQLite)", () => {
+  const fx = useMailServer();
+  let ip = 0;
+  const signedIn = async (email: string) => {
+    const c = await new Client(fx.server.url, { "x-forwarded-for": `192.0.2.${(++ip % 250) + 1}` }).start();
+    expect((await c.login(email, PASSWORD)).status).toBe(200);
+    return c;
+  };
+  const entries = async (c: Client) =>
+    (await c.get("/api/account/sessions")).json.sessions as { id: string; current: boolean }[];
+
+  it("another person's session handle, and every variant of the person's own, answers 404 and ends nothing", async () => {
+    const ann = await createPerson(fx.server.app);
+    const bob = await createPerson(fx.server.app);
+    const annHere = await signedIn(ann.email);
+    const annThere = await signedIn(ann.email);
+    const bobHere = await signedIn(bob.email);
+    const target = (await entries(annHere)).find((entry) => !entry.current)?.id;
+    if (!target) throw new Error("no other entry");
+    const flipped = target.replace(/[a-z]/u, (ch) => ch.toUpperCase()).replace(/^[A-Z]/u, (ch) => ch.toLowerCase());
+    const variants = [
+      target.slice(0, 21),
+      `${target}A`,
+      target === flipped ? `${target.slice(0, 21)}_` : flipped,
+      encodeURIComponent(`${target} `),
+      `${target.slice(0, 11)}%2F${target.slice(12)}`,
+      "A".repeat(22),
+      "end-others",
+    ];
+    for (const variant of variants) {
+      expectErrorObject(await bobHere.request("DELETE", `/api/account/sessions/${target}`), 404, "not_found");
+      expectErrorObject(await annHere.request("DELETE", `/api/account/sessions/${variant}`), 404, "not_found");
+    }
+    expect((await annThere.get("/api/account/sessions")).status).toBe(200);
+    expect(await entries(annHere)).toHaveLength(2);
+  });
+
+  it("refuses every forged cursor of the three lists with 400, never a 5xx", async () => {
+    const ann = await createPerson(fx.server.app);
+    const c = await signedIn(ann.email);
+    const b64 = (text: string) => Buffer.from(text).toString("base64url");
+    const cursors = [
+      "-1",
+      b64("-1:AAAAAAAAAAAAAAAAAAAAAA"),
+      b64(`${"9".repeat(15)}:${"A".repeat(22)}`),
+      b64(`${"9".repeat(16)}.${"-".repeat(36)}`),
+      b64(`${"9".repeat(15)}.${"é".repeat(40)}`),
+      b64(`1.${"x".repeat(150)}`),
+      encodeURIComponent("☃🙂"),
+      "%FF%FE",
+      "%00",
+      "=".repeat(200),
+    ];
+    for (const list of ["sessions", "apps", "activity"]) {
+      for (const cursor of cursors) {
+        const answer = await c.get(`/api/account/${list}?cursor=${cursor}`);
+        expect([200, 400], `${list} ${cursor}: ${answer.text}`).toContain(answer.status);
+      }
+    }
+    // Another list's cursor is not the sessions list's (the apps list reads an activity cursor as a place in the
+    // person's own apps, which shows nothing it would not show anyway).
+    const activity = b64(`${Date.now()}.${crypto.randomUUID()}`);
+    expectErrorObject(await c.get(`/api/account/sessions?cursor=${activity}`), 400, "invalid_request");
+  });
+
+  it("refuses the changes without the session's own CSRF token (another session's is not it)", async () => {
+    const ann = await createPerson(fx.server.app);
+    const c = await signedIn(ann.email);
+    const mallory = await signedIn((await createPerson(fx.server.app)).email);
+    const stolen = { "x-csrf-token": mallory.csrf ?? "" };
+    const [entry] = await entries(c);
+    for (const [method, path] of [
+      ["DELETE", `/api/account/sessions/${entry?.id}`],
+      ["POST", "/api/account/sessions/end-others"],
+      ["DELETE", "/api/account/apps/some-grant"],
+    ] as const) {
+      expectErrorObject(await c.request(method, path, undefined, { "x-csrf-token": "" }), 403, "csrf_invalid");
+      expectErrorObject(await c.request(method, path, undefined, stolen), 403, "csrf_invalid");
+    }
+    expect(await entries(c)).toHaveLength(1);
+  });
+
+  it("rate-limits every new call, and answers none of them without a session", async () => {
+    const names = [
+      "securitySessions",
+      "securitySessionEnd",
+      "securitySessionsEndOthers",
+      "securityApps",
+      "securityAppRevoke",
+      "securityActivity",
+    ] as const;
+    const anonymous = await new Client(fx.server.url, { "x-forwarded-for": "192.0.2.254" }).start();
+    for (const name of names) {
+      expect(api[name].rateLimit, name).toMatch(/^security(Read|Change)$/u);
+      const path = `/api${api[name].path.replace("{id}", "x")}`;
+      expectErrorObject(await anonymous.request(api[name].method, path), 401, "not_authenticated");
+    }
+  });
+});
