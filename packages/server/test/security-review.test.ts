@@ -98,6 +98,26 @@ describe("someone holding the password makes tens of thousands of offline grants
     expect(removed.status, removed.text).toBe(200);
     expect(await oidcStore.grantIdsOf(server.app.db, person.id)).toEqual([]);
   }, 120_000);
+
+  it("another person's grant id, and variants of the person's own (case, prefix, suffix), answer 404", async () => {
+    const person = await createPerson(server.app);
+    const browser = new Browser(server);
+    await browser.signIn(person.email);
+    const request = await codeRequest(desktop, DESKTOP_CALLBACK, { scope: "openid offline_access", prompt: "consent" });
+    const tokens = await oidc.authorizationCodeGrant(desktop, await browser.authorize(request.url), request.checks);
+    const [entry] = (await browser.get("/api/account/apps")).json.apps as { id: string }[];
+    const id = entry?.id ?? "";
+    const thief = new Browser(server);
+    await thief.signIn((await createPerson(server.app)).email);
+    expectErrorObject(await thief.request("DELETE", `/api/account/apps/${id}`), 404, "not_found");
+    const swapped = [...id].map((ch) => (ch === ch.toUpperCase() ? ch.toLowerCase() : ch.toUpperCase())).join("");
+    for (const variant of [swapped, id.slice(0, -1), `${id}A`, `${id.slice(0, 20)}%25`]) {
+      expectErrorObject(await browser.request("DELETE", `/api/account/apps/${variant}`), 404, "not_found");
+    }
+    // Still there, and still working.
+    expect(await oidcStore.grantIdsOf(server.app.db, person.id)).toEqual([id]);
+    await oidc.refreshTokenGrant(desktop, tokens.refresh_token ?? "");
+  });
 });
 
 describe("the new-browser mail (SQLite)", () => {
