@@ -130,7 +130,7 @@ export const securityApi = {
     path: "/account/apps/{id}",
     params: SecurityEntryParams,
     answer: Empty,
-    statuses: [200, 404],
+    statuses: [200, 400, 404],
     session: "required",
     rateLimit: "securityChange",
   }),

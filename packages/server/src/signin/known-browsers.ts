@@ -33,11 +33,19 @@ export async function learnBrowser(
   return db.transaction().execute(async (trx) => {
     if (!(await knownBrowsersStore.learn(trx, user.id, browser.deviceId, now))) return false;
     if (!(await knownBrowsersStore.knowsOtherThan(trx, user.id, browser.deviceId))) return false;
+    // A browser without a device cookie is new: whoever holds the password could sign in from fresh cookie jars and
+    // flood the person's mailbox. A few mails a day say it already; later browsers are learnt without one.
+    const learnt = await knownBrowsersStore.countLearntSince(trx, user.id, now - MAIL_WINDOW_MS);
+    if (learnt > MAILS_PER_WINDOW) return false;
     const vars = newBrowserVars(browser, mailLanguage(site, user.language), now);
     await queueUserMail(trx, user, "new_browser_sign_in", routeUrl("ACCOUNT_SECURITY"), site, now, vars);
     return true;
   });
 }
+
+/** At most this many new-browser mails per account in MAIL_WINDOW_MS (the account's first browser counts too). */
+const MAILS_PER_WINDOW = 5;
+const MAIL_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 const UNKNOWN = { key: "mail.new_browser_sign_in.unknown" };
 

@@ -27,6 +27,17 @@ export const knownBrowsersStore = {
     return row !== undefined;
   },
 
+  /** How many browsers the account learnt since `since` (the primary key's user_id leads; a person has few). */
+  countLearntSince: async (db: Db, userId: string, since: number): Promise<number> => {
+    const row = await db
+      .selectFrom("known_browsers")
+      .select((eb) => eb.fn.countAll<number | string>().as("count"))
+      .where("user_id", "=", userId)
+      .where("first_seen_at", ">", since)
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  },
+
   deleteAllOf: async (db: Db, userId: string): Promise<void> => {
     await db.deleteFrom("known_browsers").where("user_id", "=", userId).execute();
   },

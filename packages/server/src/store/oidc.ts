@@ -18,6 +18,13 @@ export interface OidcModelWrite {
   issuedAt: number;
 }
 
+/** Ids per statement of a query naming many grants: well under both databases' caps on bound parameters. */
+const IDS_PER_STATEMENT = 500;
+
+function* chunksOf(ids: readonly string[]): Generator<readonly string[]> {
+  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) yield ids.slice(start, start + IDS_PER_STATEMENT);
+}
+
 /** Queries of the OpenID Connect provider's models (one table for every model, keyed by model and id). */
 export const oidcStore = {
   /**
@@ -104,15 +111,18 @@ export const oidcStore = {
     return rows.map((row) => row.id);
   },
 
-  /** Grants and everything issued under them, whatever the model. */
+  /**
+   * Grants and everything issued under them, whatever the model. A few hundred ids per statement: a person may hold
+   * tens of thousands of grants (nothing limits sign-ins to a site), beyond the parameters one statement may bind
+   * (SQLite 32,766; PostgreSQL 65,535), and a password change that revokes them must not fail (issue #27 review).
+   */
   revokeGrants: async (db: Db, grantIds: readonly string[]): Promise<void> => {
-    if (grantIds.length === 0) return;
-    await db
-      .deleteFrom("oidc_models")
-      .where((eb) =>
-        eb.or([eb("grant_id", "in", grantIds), eb.and([eb("model", "=", "Grant"), eb("id", "in", grantIds)])]),
-      )
-      .execute();
+    for (const ids of chunksOf(grantIds)) {
+      await db
+        .deleteFrom("oidc_models")
+        .where((eb) => eb.or([eb("grant_id", "in", ids), eb.and([eb("model", "=", "Grant"), eb("id", "in", ids)])]))
+        .execute();
+    }
   },
 
   /**
@@ -149,16 +159,18 @@ export const oidcStore = {
 
   /** Issue #27: when each grant last had a code or token issued under it (oidc_models_grant_id); absent if never. */
   lastIssuedUnder: async (db: Db, grantIds: readonly string[]): Promise<Map<string, number>> => {
-    if (grantIds.length === 0) return new Map();
-    const rows = await db
-      .selectFrom("oidc_models")
-      .select((eb) => ["grant_id", eb.fn.max("issued_at").as("last")])
-      .where("grant_id", "in", grantIds)
-      .groupBy("grant_id")
-      .execute();
-    return new Map(
-      rows.flatMap((row) => (row.grant_id !== null && row.last !== null ? [[row.grant_id, Number(row.last)]] : [])),
-    );
+    const last = new Map<string, number>();
+    // In chunks, as revokeGrants: the person's grants may outnumber one statement's parameters.
+    for (const ids of chunksOf(grantIds)) {
+      const rows = await db
+        .selectFrom("oidc_models")
+        .select((eb) => ["grant_id", eb.fn.max("issued_at").as("last")])
+        .where("grant_id", "in", ids)
+        .groupBy("grant_id")
+        .execute();
+      for (const row of rows) if (row.grant_id !== null && row.last !== null) last.set(row.grant_id, Number(row.last));
+    }
+    return last;
   },
 
   /**
