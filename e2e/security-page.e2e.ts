@@ -285,7 +285,8 @@ describe("the security page (issue #27)", () => {
     await sessions(here.page).getByRole("button", { name: "Sign out everywhere else" }).click();
     expect((await asked).message()).toContain("Sign out everywhere else?");
     await sessions(here.page).getByText("You are signed out everywhere else.").waitFor();
-    expect(await sessions(here.page).getByRole("listitem").count()).toBe(1);
+    // The message comes with the answer; the list is asked again after it: wait for its new state.
+    await expect.poll(() => sessions(here.page).getByRole("listitem").count()).toBe(1);
     // The apps list follows: the partner's offline access ended with the other sign-ins.
     await apps(here.page).getByText("No site or app has access to your account.").waitFor();
     const refreshed = await tokenCall({ grant_type: "refresh_token", refresh_token: tokens.refresh_token ?? "" });
@@ -325,7 +326,7 @@ describe("the security page (issue #27)", () => {
     await entries.nth(others).waitFor();
     expect(await entries.count()).toBe(others + 1);
     await expect.poll(() => isFocused(entries.nth(first))).toBe(true);
-    expect(await sessions(here.page).getByRole("button", { name: "Show more" }).count()).toBe(0);
+    await expect.poll(() => sessions(here.page).getByRole("button", { name: "Show more" }).count()).toBe(0);
     // The activity pages the same way: one sign-in event per sign-in.
     const events = activity(here.page).getByRole("listitem");
     await activity(here.page).getByRole("button", { name: "Show more" }).click();
