@@ -13,6 +13,7 @@ import { type DeviceWords, deviceOf } from "../devices.ts";
 import { auditStore } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import type { AuditRow } from "../store/schema.ts";
+import { type Position, readCursor, writeCursor } from "./cursor.ts";
 
 /** One entry of the activity list (the contract's ActivityEntry): words only, never an id, address or raw detail. */
 export interface ActivityEntry {
@@ -24,12 +25,6 @@ export interface ActivityEntry {
   provider: string | null;
   factor: "totp" | "passkey" | null;
   app: string | null;
-}
-
-/** Where the next page starts: the last entry's (at, id). Opaque to the client; a malformed one is refused. */
-interface Cursor {
-  at: number;
-  id: string;
 }
 
 /** A cursor the client sent that is not one of ours: the route answers 400 invalid_request. */
@@ -50,7 +45,7 @@ export async function activityPage(
   userId: string,
   cursor: string | undefined,
 ): Promise<{ events: ActivityEntry[]; nextCursor: string | null }> {
-  const after = cursor === undefined ? undefined : readCursor(cursor);
+  const after = cursor === undefined ? undefined : readEventCursor(cursor);
   // One row more than a page says whether another page follows, without counting.
   const rows = await auditStore.pageOfUser(db, userId, ACTIVITY_KINDS, after, SECURITY_PAGE_SIZE + 1);
   const page = rows.slice(0, SECURITY_PAGE_SIZE);
@@ -61,16 +56,13 @@ export async function activityPage(
   };
 }
 
-const CURSOR = /^([0-9]{1,16})\.([0-9a-f-]{36})$/u;
+/** An audit event's id (a UUID). */
+const EVENT_ID = /[0-9a-f-]{36}/u;
 
-function writeCursor(cursor: Cursor): string {
-  return Buffer.from(`${cursor.at}.${cursor.id}`).toString("base64url");
-}
-
-function readCursor(text: string): Cursor {
-  const match = CURSOR.exec(Buffer.from(text, "base64url").toString("utf8"));
-  if (!match) throw new BadCursor();
-  return { at: Number(match[1]), id: match[2] as string };
+function readEventCursor(cursor: string): Position {
+  const position = readCursor(cursor, EVENT_ID);
+  if (!position) throw new BadCursor();
+  return position;
 }
 
 type EventRow = Pick<AuditRow, "at" | "event" | "user_agent" | "detail" | "country">;

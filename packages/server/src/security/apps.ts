@@ -12,6 +12,7 @@ import { BACKCHANNEL_LOGOUT_JOB } from "../oidc/sessions.ts";
 import type { ProviderClient } from "../settings/clients.ts";
 import type { Db } from "../store/db.ts";
 import { oidcStore } from "../store/oidc.ts";
+import { readCursor, writeCursor } from "./cursor.ts";
 
 /**
  * Issue #27, "Apps with access": the sites and apps the person has granted (the provider's grants), and removing
@@ -120,18 +121,11 @@ function entryOf(client: ProviderClient, grants: Grant[], lastIssued: ReadonlyMa
   };
 }
 
-/** The cursor of a page: the last entry's time and id, opaque to the client (base64url). */
-const cursorOf = (entry: { grantedAt: number; id: string }) =>
-  Buffer.from(`${entry.grantedAt}.${entry.id}`).toString("base64url");
+/** The cursor of a page: the last entry's time and id (security/cursor.ts). */
+const cursorOf = (entry: { grantedAt: number; id: string }) => writeCursor({ at: entry.grantedAt, id: entry.id });
 
-/** A cursor as `cursorOf` made it; undefined for anything else (the route answers 400 invalid_request). */
-function readCursor(cursor: string): { grantedAt: number; id: string } | undefined {
-  const match = /^(\d{1,15})\.(.+)$/su.exec(Buffer.from(cursor, "base64url").toString());
-  if (!match?.[2]) return undefined;
-  const position = { grantedAt: Number(match[1]), id: match[2] };
-  // Only the exact text cursorOf makes: base64url decoding forgives stray characters, which would be a second form.
-  return cursorOf(position) === cursor ? position : undefined;
-}
+/** An app entry's id: its client id, as the clients file spells it. */
+const CLIENT_ID = /.+/su;
 
 /**
  * GET /account/apps: one page of the person's apps, newest grant first. The person has a few dozen grants at most
@@ -144,7 +138,8 @@ export async function appsOf(
   cursor: string | undefined,
   now = Date.now(),
 ): Promise<{ apps: AppEntry[]; nextCursor: string | null } | "invalid_cursor"> {
-  const after = cursor === undefined ? undefined : readCursor(cursor);
+  const position = cursor === undefined ? undefined : readCursor(cursor, CLIENT_ID);
+  const after = position && { grantedAt: position.at, id: position.id };
   if (cursor !== undefined && !after) return "invalid_cursor";
   const byClient = await grantsByClient(db, clients, userId, now);
   const lastIssued = await oidcStore.lastIssuedUnder(

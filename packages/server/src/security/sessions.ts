@@ -8,6 +8,7 @@ import { hmacSha256 } from "../sessions/hmac.ts";
 import type { IdentityProvider } from "../settings/idps.ts";
 import type { Db } from "../store/db.ts";
 import { type ListedSession, type SignInKey, sessionsStore } from "../store/sessions.ts";
+import { type Position, readCursor, writeCursor } from "./cursor.ts";
 
 type Entry = z.output<typeof SessionEntry>;
 
@@ -96,26 +97,13 @@ function byActivity(a: Entry, b: Entry): number {
   return b.lastActiveAt - a.lastActiveAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-interface Cursor {
-  lastActiveAt: number;
-  id: string;
-}
+/** An entry's id (handleOf: 22 base64url characters). */
+const HANDLE = /[A-Za-z0-9_-]{22}/u;
 
-const CURSOR = /^(\d{1,15}):([A-Za-z0-9_-]{22})$/u;
+const encodeCursor = (entry: Entry) => writeCursor({ at: entry.lastActiveAt, id: entry.id });
 
-function encodeCursor(entry: Entry): string {
-  return Buffer.from(`${entry.lastActiveAt}:${entry.id}`).toString("base64url");
-}
-
-/** The place a cursor names, or undefined for anything this server did not make (a 400, never a 5xx). */
-function decodeCursor(cursor: string): Cursor | undefined {
-  const match = CURSOR.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match) return undefined;
-  return { lastActiveAt: Number(match[1]), id: match[2] as string };
-}
-
-const isAfter = (entry: Entry, cursor: Cursor) =>
-  entry.lastActiveAt < cursor.lastActiveAt || (entry.lastActiveAt === cursor.lastActiveAt && entry.id > cursor.id);
+const isAfter = (entry: Entry, cursor: Position) =>
+  entry.lastActiveAt < cursor.at || (entry.lastActiveAt === cursor.at && entry.id > cursor.id);
 
 /**
  * Issue #27: a page of the person's sign-ins, newest activity first. The browser's own entry opens the first page,
@@ -127,7 +115,7 @@ export async function listSignIns(
   viewer: SessionsViewer,
   options: { idps: readonly IdentityProvider[]; cursor?: string | undefined; now?: number },
 ): Promise<{ sessions: Entry[]; nextCursor: string | null } | undefined> {
-  const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+  const cursor = options.cursor === undefined ? undefined : readCursor(options.cursor, HANDLE);
   if (options.cursor !== undefined && !cursor) return undefined;
   const entries = (await signInsOf(db, viewer, options.idps, options.now ?? Date.now())).map((signIn) => signIn.entry);
   const current = cursor ? [] : entries.filter((entry) => entry.current);
