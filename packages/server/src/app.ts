@@ -21,7 +21,7 @@ import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
 import { databaseRateLimitStore, refuseOverLimit } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
-import { startQueueWorker } from "./jobs/worker.ts";
+import { queuedSoFar, startQueueWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { MAIL_JOB, mailJob } from "./mail/worker.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
@@ -173,6 +173,14 @@ export async function buildApp(
     oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, () => services.jobs.kick()) },
   };
   app.decorate("services", services);
+  // Issue #28: a request that queued work (a mail, a back-channel logout) wakes the worker once it has answered, when
+  // its transaction is committed, so the work leaves at once rather than at the next pass (up to 5 s later).
+  let queuedSeen = queuedSoFar();
+  app.addHook("onResponse", async () => {
+    if (queuedSoFar() === queuedSeen) return;
+    queuedSeen = queuedSoFar();
+    queue.kick();
+  });
 
   await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { ready: () => ping(db) });

@@ -39,6 +39,10 @@ export const QUEUE_LEASE_MS = 30_000;
 export const QUEUE_HEARTBEAT_MS = 10_000;
 const BATCH = 20;
 
+/** How many jobs this process has queued: the app wakes its worker after a request that queued some (app.ts). */
+let queuedInProcess = 0;
+export const queuedSoFar = (): number => queuedInProcess;
+
 /**
  * Queues a job. Call it in the step that makes the change it follows (inside its transaction where there is one),
  * so a crash cannot lose it; the worker of any node runs it.
@@ -58,6 +62,7 @@ export async function queueJob(db: Db, kind: string, payload: unknown, now = Dat
     created_at: now,
     done_at: null,
   });
+  queuedInProcess += 1;
   return id;
 }
 
