@@ -6,6 +6,8 @@ import { verifyPassword } from "../src/accounts/passwords.ts";
 import { resetPassword, setupPassword } from "../src/accounts/recovery.ts";
 import { createUser } from "../src/accounts/users.ts";
 import { codeStatus, issueCode } from "../src/codes/codes.ts";
+import { newRecoveryCodes } from "../src/factors/recovery-codes.ts";
+import { checkCode } from "../src/factors/second-factor.ts";
 import type { MailSite } from "../src/mail/links.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { usersStore } from "../src/store/users.ts";
@@ -46,22 +48,26 @@ describe.each([
     });
 
   /** A trigger that fails the statement doing the work, after the code's spend in the same transaction. */
-  async function failing(event: "update of password_hash" | "delete", work: () => Promise<unknown>): Promise<void> {
+  async function failing(
+    event: "update of password_hash" | "delete" | "insert",
+    work: () => Promise<unknown>,
+    table: "users" | "outbox" = "users",
+  ): Promise<void> {
     if (postgres) {
       await sql`create or replace function injected_failure() returns trigger language plpgsql as $$
         begin raise exception 'injected failure'; end $$`.execute(db);
       await sql
-        .raw(`create trigger injected before ${event} on users for each row execute function injected_failure()`)
+        .raw(`create trigger injected before ${event} on ${table} for each row execute function injected_failure()`)
         .execute(db);
     } else {
       await sql
-        .raw(`create trigger injected before ${event} on users begin select raise(abort, 'injected failure'); end`)
+        .raw(`create trigger injected before ${event} on ${table} begin select raise(abort, 'injected failure'); end`)
         .execute(db);
     }
     try {
       await expect(work()).rejects.toThrow(/injected failure/u);
     } finally {
-      await sql.raw(postgres ? "drop trigger injected on users" : "drop trigger injected").execute(db);
+      await sql.raw(postgres ? `drop trigger injected on ${table}` : "drop trigger injected").execute(db);
     }
   }
 
@@ -127,5 +133,27 @@ describe.each([
     expect(await resetPassword(db, code, NEW, site)).toMatchObject({ ok: true });
     expect(await resetPassword(db, code, "Another-Lantern-92!", site)).toEqual({ ok: false, refusal: "code_used" });
     expect(await verifyPassword(await passwordOf(user.id), NEW)).toBe(true);
+  });
+
+  it("a recovery code's spend and its notice are one: a failure queuing the mail leaves the code unspent", async () => {
+    // Guard: spendNoticed's transaction (factors/second-factor.ts). Checked: with the notice queued after the spend
+    // (as before issue #28), the code was spent and no mail queued after the failure.
+    const user = await person();
+    const secret = "test-secret-that-is-long-enough-123456";
+    const [code] = await newRecoveryCodes(db, secret, user.id);
+    const check = () =>
+      checkCode(db, { user, method: "recovery_code", code: code as string, sessionSecret: secret, noticeSite: site });
+    await failing("insert", check, "outbox");
+    const notices = () =>
+      db
+        .selectFrom("outbox")
+        .select("id")
+        .where("user_id", "=", user.id)
+        .where("kind", "=", "recovery_code_used")
+        .execute();
+    expect(await notices()).toEqual([]);
+    expect(await check()).toMatchObject({ ok: true, recoveryCodesLeft: 9 });
+    expect(await notices()).toHaveLength(1);
+    expect(await check()).toMatchObject({ ok: false });
   });
 });
