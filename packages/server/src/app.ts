@@ -21,9 +21,9 @@ import { CompactRequestLog, serializeRequest } from "./http/log.ts";
 import { registerPageHeaders } from "./http/page-headers.ts";
 import { databaseRateLimitStore, refuseOverLimit } from "./http/rate-limit.ts";
 import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
-import { startJobWorker } from "./jobs/worker.ts";
+import { queuedSoFar, startQueueWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
-import { startMailWorker } from "./mail/worker.ts";
+import { MAIL_JOB, mailJob } from "./mail/worker.ts";
 import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
@@ -144,36 +144,43 @@ export async function buildApp(
   await app.register(sessionPlugin, { config, db });
 
   const provider = buildProvider({ config, db, keys: signingKeys, log: app.log });
+  const mailTransport = createTransport(config.smtpUrl);
+  const queue = startQueueWorker({
+    db,
+    handlers: {
+      [MAIL_JOB]: mailJob({ db, transport: mailTransport, from: config.mailFrom }),
+      ...(config.discourse?.api ? { [FORUM_LOG_OUT_JOB]: forumLogOut(config.discourse) } : {}),
+      // Issue #27: what follows the end of gateway sessions, written in the transaction that ended them.
+      [SESSIONS_ENDED_JOB]: async (payload) => {
+        await services.oidc.endProviderSessions((payload as { sessionIds: string[] }).sessionIds);
+      },
+      [BACKCHANNEL_LOGOUT_JOB]: backchannelLogoutSender(provider),
+    },
+    log: app.log,
+    intervalMs: options.jobIntervalMs ?? options.mailIntervalMs,
+    firstDelayMs: options.jobFirstRetryMs,
+    onStop: () => mailTransport.close(),
+  });
   const services: Services = {
     config,
     db,
-    mail: startMailWorker({
-      db,
-      transport: createTransport(config.smtpUrl),
-      from: config.mailFrom,
-      log: app.log,
-      intervalMs: options.mailIntervalMs,
-    }),
-    jobs: startJobWorker({
-      db,
-      handlers: {
-        ...(config.discourse?.api ? { [FORUM_LOG_OUT_JOB]: forumLogOut(config.discourse) } : {}),
-        // Issue #27: what follows the end of gateway sessions, written in the transaction that ended them.
-        [SESSIONS_ENDED_JOB]: async (payload) => {
-          await services.oidc.endProviderSessions((payload as { sessionIds: string[] }).sessionIds);
-        },
-        [BACKCHANNEL_LOGOUT_JOB]: backchannelLogoutSender(provider),
-      },
-      log: app.log,
-      intervalMs: options.jobIntervalMs,
-      firstDelayMs: options.jobFirstRetryMs,
-    }),
+    // Issue #28: one durable queue, one worker; `mail` and `jobs` name the same worker (routes kick it after commits).
+    mail: queue,
+    jobs: queue,
     proofOfWork: proofOfWork(config.sessionSecret, config.nodeEnv === "test" ? { min: 50, max: 500 } : undefined),
     remoteBotCheck:
       config.botCheck.provider === "altcha" ? undefined : siteverify(config.botCheck.verifyUrl, config.botCheck.secret),
     oidc: { provider, endProviderSessions: providerSessionEnder(provider, db, () => services.jobs.kick()) },
   };
   app.decorate("services", services);
+  // Issue #28: a request that queued work (a mail, a back-channel logout) wakes the worker once it has answered, when
+  // its transaction is committed, so the work leaves at once rather than at the next pass (up to 5 s later).
+  let queuedSeen = queuedSoFar();
+  app.addHook("onResponse", async () => {
+    if (queuedSoFar() === queuedSeen) return;
+    queuedSeen = queuedSoFar();
+    queue.kick();
+  });
 
   await app.register(openapiRoutes, { config });
   await app.register(healthRoutes, { ready: () => ping(db) });
@@ -244,8 +251,7 @@ export async function buildApp(
   sweeper.unref();
   app.addHook("onClose", async () => {
     clearInterval(sweeper);
-    await services.mail.stop();
-    await services.jobs.stop();
+    await queue.stop();
     await db.destroy();
   });
   return app as unknown as App;

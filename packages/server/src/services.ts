@@ -3,7 +3,6 @@ import type { RemoteBotCheck } from "./captcha/human.ts";
 import type { ProofOfWork } from "./captcha/proof-of-work.ts";
 import type { Config } from "./config.ts";
 import type { JobWorker } from "./jobs/worker.ts";
-import type { MailWorker } from "./mail/worker.ts";
 import type { EndProviderSessions } from "./oidc/sessions.ts";
 import type { Db } from "./store/db.ts";
 
@@ -11,8 +10,9 @@ import type { Db } from "./store/db.ts";
 export interface Services {
   config: Config;
   db: Db;
-  mail: MailWorker;
-  /** Durable outbound calls other than mail (issue #13: the forum's sign-out). */
+  /** Issue #28: the one durable queue's worker, by the name the mail routes kick it with (the same as `jobs`). */
+  mail: JobWorker;
+  /** The one durable queue's worker: mail and every outbound call (the forum's sign-out, back-channel logouts). */
   jobs: JobWorker;
   proofOfWork: ProofOfWork;
   remoteBotCheck: RemoteBotCheck | undefined;

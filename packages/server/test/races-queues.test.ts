@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { describe, expect, it } from "vitest";
-import { queueJob, startJobWorker } from "../src/jobs/worker.ts";
+import { queueJob, startQueueWorker } from "../src/jobs/worker.ts";
 import { queueMail } from "../src/mail/outbox.ts";
 import { createTransport } from "../src/mail/transport.ts";
-import { startMailWorker } from "../src/mail/worker.ts";
+import { MAIL_JOB, mailJob } from "../src/mail/worker.ts";
 import type { Db } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
@@ -28,14 +28,15 @@ describe("the durable queues hand each item to exactly one node", () => {
   const ITEMS = 40;
 
   it("the mail outbox: every node's worker running, each mail reaches the SMTP server once", async () => {
-    // Guard: outboxStore.claim's conditional update (the lease). Checked: without its conditions on the lease and
+    // Guard: jobsStore.claim's conditional update (the lease; issue #28: mail is a job of the one queue). Checked: without its conditions on the lease and
     // the due time, every mail reached the SMTP server 4 times, once from each node.
     const smtp = await new TestSmtp().start();
     const workers = nodes.map((node) =>
-      startMailWorker({
+      startQueueWorker({
         db: node,
-        transport: createTransport(smtp.url),
-        from: "gatehouse@example.com",
+        handlers: {
+          [MAIL_JOB]: mailJob({ db: node, transport: createTransport(smtp.url), from: "gatehouse@example.com" }),
+        },
         log: quiet,
         intervalMs: 3_600_000,
       }),
@@ -68,7 +69,7 @@ describe("the durable queues hand each item to exactly one node", () => {
       await new Promise((resolve) => setImmediate(resolve));
     };
     const workers = nodes.map((node) =>
-      startJobWorker({ db: node, handlers: { [kind]: handler }, log: quiet, intervalMs: 3_600_000 }),
+      startQueueWorker({ db: node, handlers: { [kind]: handler }, log: quiet, intervalMs: 3_600_000 }),
     );
     try {
       for (let round = 0; round < 3; round++) {
@@ -100,14 +101,22 @@ describe("the durable queues hand each item to exactly one node", () => {
           }),
         );
       const now = Date.now();
+      const jobs = (await jobsStore.list(db(), MAIL_JOB)).filter((job) =>
+        ids.includes((JSON.parse(job.payload) as { outboxId: string }).outboxId),
+      );
       const claims = await Promise.all(
-        nodes.flatMap((node) =>
-          ids.map(async (id) => ((await outboxStore.claim(node, id, now, now + 60_000, 0)) ? id : null)),
+        nodes.flatMap((node, n) =>
+          jobs.map(async (job) =>
+            (await jobsStore.claim(node, job.id, now, now + 60_000, `node-${n}`, 0))
+              ? (JSON.parse(job.payload) as { outboxId: string }).outboxId
+              : null,
+          ),
         ),
       );
       const won = claims.filter((id): id is string => id !== null);
       expect(ascending(won.map((id) => ids.indexOf(id)))).toEqual(oneToN(ITEMS).map((n) => n - 1));
       for (const id of ids) await outboxStore.delete(db(), id);
+      for (const job of jobs) await db().deleteFrom("jobs").where("id", "=", job.id).execute();
     }
   });
 });

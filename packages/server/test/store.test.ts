@@ -500,6 +500,7 @@ describe.each([
       attempts: 0,
       next_attempt_at: 1000,
       claimed_until: null,
+      lease_token: null,
       last_error: null,
       created_at: 1000,
       done_at: null,
@@ -509,27 +510,28 @@ describe.each([
     try {
       expect((await jobsStore.due(db, 1000, 100)).map((j) => j.id)).toContain(id);
       const claims = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => jobsStore.claim(i % 2 ? db : other, id, 1000, 61_000)),
+        Array.from({ length: 6 }, (_, i) => jobsStore.claim(i % 2 ? db : other, id, 1000, 61_000, `token-${i}`)),
       );
       expect(claims.filter(Boolean)).toHaveLength(1);
+      const token = `token-${claims.indexOf(true)}`;
       expect((await jobsStore.due(db, 2000, 100)).map((j) => j.id)).not.toContain(id);
-      // Only the lease's holder finishes it: another lease (a lapsed one, a guess) changes nothing.
-      expect(await jobsStore.markRetry(db, id, 60_999, 1, 5000, "stale", false)).toBe(false);
-      expect(await jobsStore.markDone(db, id, 2000, 60_999)).toBe(false);
-      expect(await jobsStore.markRetry(db, id, 61_000, 1, 5000, "forum down", false)).toBe(true);
+      // Only the lease's holder finishes it: another lease's token (a lapsed one, a guess) changes nothing.
+      expect(await jobsStore.markRetry(db, id, "stale", 1, 5000, "stale", false)).toBe(false);
+      expect(await jobsStore.markDone(db, id, 2000, "stale")).toBe(false);
+      expect(await jobsStore.markRetry(db, id, token, 1, 5000, "forum down", false)).toBe(true);
       // Not due yet, and a claim that read the row before this try (attempts 0) is not this row any more.
-      expect(await jobsStore.claim(db, id, 4999, 64_999)).toBe(false);
-      expect(await jobsStore.claim(db, id, 5000, 65_000, 0)).toBe(false);
+      expect(await jobsStore.claim(db, id, 4999, 64_999, "early")).toBe(false);
+      expect(await jobsStore.claim(db, id, 5000, 65_000, "stale-read", 0)).toBe(false);
       expect((await jobsStore.due(db, 4999, 100)).map((j) => j.id)).not.toContain(id);
       expect((await jobsStore.due(db, 5000, 100)).find((j) => j.id === id)).toMatchObject({
         attempts: 1,
         last_error: "forum down",
       });
-      expect(await jobsStore.claim(db, id, 5000, 65_000, 1)).toBe(true);
-      expect(await jobsStore.markDone(db, id, 5001, 65_000)).toBe(true);
+      expect(await jobsStore.claim(db, id, 5000, 65_000, "second", 1)).toBe(true);
+      expect(await jobsStore.markDone(db, id, 5001, "second")).toBe(true);
       // A late worker's failure does not reopen a finished job.
-      expect(await jobsStore.markRetry(db, id, 65_000, 2, 9000, "late", false)).toBe(false);
-      expect(await jobsStore.claim(db, id, 100_000, 160_000)).toBe(false);
+      expect(await jobsStore.markRetry(db, id, "second", 2, 9000, "late", false)).toBe(false);
+      expect(await jobsStore.claim(db, id, 100_000, 160_000, "third")).toBe(false);
       expect((await jobsStore.list(db, "test")).find((j) => j.id === id)).toMatchObject({
         status: "done",
         done_at: 5001,

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_LEASE_MS, type JobWorker, startJobWorker } from "../src/jobs/worker.ts";
+import { type JobWorker, QUEUE_LEASE_MS, startQueueWorker } from "../src/jobs/worker.ts";
+import { queueMail } from "../src/mail/outbox.ts";
 import type { MailTransport, OutgoingMail } from "../src/mail/transport.ts";
-import { MAIL_LEASE_MS, type MailWorker, startMailWorker } from "../src/mail/worker.ts";
+import { MAIL_JOB, mailJob } from "../src/mail/worker.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
@@ -50,6 +51,7 @@ describe.each([
       attempts: 0,
       next_attempt_at: now,
       claimed_until: null,
+      lease_token: null,
       last_error: null,
       created_at: now,
       done_at: null,
@@ -58,9 +60,9 @@ describe.each([
   }
 
   const jobWorker = (on: Db, kind: string, handler: (n: number) => Promise<void>): JobWorker =>
-    startJobWorker({
+    startQueueWorker({
       db: on,
-      handlers: { [kind]: (payload) => handler((payload as { n: number }).n) },
+      handlers: { [kind]: (payload: unknown) => handler((payload as { n: number }).n) },
       log: quiet,
       intervalMs: HOUR,
       clock,
@@ -94,7 +96,7 @@ describe.each([
     const first = jobWorker(db, "overrun", async () => {
       runs.push("first");
       // Stuck past its lease: the other node takes the job over and finishes it; then this call fails.
-      now += JOB_LEASE_MS + 1;
+      now += QUEUE_LEASE_MS + 1;
       await second?.runOnce();
       throw new Error("timed out at last");
     });
@@ -116,35 +118,22 @@ describe.each([
     await Promise.all([first.stop(), second.stop()]);
   });
 
-  async function queueMailRow(subject: string): Promise<string> {
-    const id = randomUUID();
-    await outboxStore.insert(db, {
-      id,
-      user_id: null,
-      recipient: `${subject}@example.com`,
-      kind: "test",
-      subject,
-      text_body: "text",
-      html_body: "<p>html</p>",
-      status: "pending",
-      attempts: 0,
-      next_attempt_at: now,
-      claimed_until: null,
-      last_error: null,
-      created_at: now,
-      sent_at: null,
-    });
-    return id;
-  }
+  const queueMailRow = (subject: string): Promise<string> =>
+    queueMail(
+      db,
+      { userId: null, to: `${subject}@example.com`, kind: "test", subject, text: "text", html: "<p>html</p>" },
+      now,
+    );
 
-  const mailWorker = (on: Db, send: (mail: OutgoingMail) => Promise<void>): MailWorker => {
+  const mailWorker = (on: Db, send: (mail: OutgoingMail) => Promise<void>): JobWorker => {
     const transport: MailTransport = { kind: "smtp", send, close() {} };
-    return startMailWorker({ db: on, transport, from: "gatehouse@example.com", log: quiet, intervalMs: HOUR, clock });
+    const mail = mailJob({ db: on, transport, from: "gatehouse@example.com" });
+    return startQueueWorker({ db: on, handlers: { [MAIL_JOB]: mail }, log: quiet, intervalMs: HOUR, clock });
   };
 
   it("sends a message that waited behind a slow one once: its lease starts when it is taken", async () => {
     const sent: string[] = [];
-    let second: MailWorker | undefined;
+    let second: JobWorker | undefined;
     const first = mailWorker(db, async (mail) => {
       sent.push(`first:${mail.subject}`);
       if (mail.subject === "slow") now += 70_000;
@@ -163,10 +152,10 @@ describe.each([
 
   it("never reopens a message another node sent after this node's lease ran out", async () => {
     const sent: string[] = [];
-    let second: MailWorker | undefined;
+    let second: JobWorker | undefined;
     const first = mailWorker(db, async () => {
       sent.push("first");
-      now += MAIL_LEASE_MS + 1;
+      now += QUEUE_LEASE_MS + 1;
       await second?.runOnce();
       throw new Error("SMTP timed out at last");
     });

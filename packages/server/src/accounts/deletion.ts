@@ -6,8 +6,9 @@ import {
   codeHash,
   codeRefusal,
   codeStatus,
-  consumeCode,
   issueCode,
+  spendCode,
+  usableCode,
 } from "../codes/codes.ts";
 import { announceEnded } from "../events/sessions-ended.ts";
 import { type MailSite, mailLanguage, mailLink } from "../mail/links.ts";
@@ -23,6 +24,7 @@ import { sessionsStore } from "../store/sessions.ts";
 import { usersStore } from "../store/users.ts";
 import { loseAccess } from "./access-lost.ts";
 import { recheckPassword } from "./recheck-password.ts";
+import { refusingUnusableCode } from "./recovery.ts";
 import { type AttemptSource, forgetAddress } from "./throttle.ts";
 
 export type DeletionRequestRefusal = "password_required" | "current_password_incorrect" | "user_temporarily_blocked";
@@ -65,9 +67,9 @@ export async function deleteAccount(
   site: MailSite,
   now = Date.now(),
 ): Promise<{ ok: true } | { ok: false; refusal: CodeRefusal }> {
-  const used = await consumeCode(db, code, "deletion", now);
-  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
-  const user = await usersStore.findById(db, used.userId);
+  const usable = await usableCode(db, code, "deletion", now);
+  if (!usable.ok) return { ok: false, refusal: codeRefusal(usable.status) };
+  const user = await usersStore.findById(db, usable.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const language = mailLanguage(site, user.language);
   const farewell = renderMail({
@@ -77,24 +79,29 @@ export async function deleteAccount(
     link: mailLink(site, routeUrl("REGISTER"), language),
     recipient: recipientOf(user),
   });
-  // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.
-  const ended = await loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
-    await auditStore.anonymizeUser(trx, user.id);
-    await forgetAddress(trx, user.email_normalized);
-    // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes.
-    await secondFactorsStore.deleteAllOf(trx, user.id);
-    // Issue #27: the browsers it signed in from (no foreign key either).
-    await knownBrowsersStore.deleteAllOf(trx, user.id);
-    // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.
-    const sessions = await sessionsStore.deleteForUser(trx, user.id);
-    await usersStore.delete(trx, user.id);
-    await audit(trx, "account_deleted", {}, now);
-    await queueMail(trx, { userId: null, to: user.email, kind: "account_deleted", ...farewell }, now);
-    // The code's row goes with the account; its hash alone stays (no personal data) so that the link says so.
-    await captchasStore.spend(trx, deletedMark(code), now + DELETED_LINK_MEMORY_MS);
-    return sessions;
-  });
-  await announceEnded(db, ended, "deleted");
+  // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not; issue
+  // #28: so is the code's spending, so a crash leaves either a used link and no account or an unused link.
+  const ended = await refusingUnusableCode(() =>
+    loseAccess(db, { userId: user.id, kind: "deleted", now }, async (trx) => {
+      await spendCode(trx, code, "deletion", user.id, now);
+      await auditStore.anonymizeUser(trx, user.id);
+      await forgetAddress(trx, user.email_normalized);
+      // Issue #26: its authenticator app, recovery codes, passkeys, remembered browsers, count of wrong codes.
+      await secondFactorsStore.deleteAllOf(trx, user.id);
+      // Issue #27: the browsers it signed in from (no foreign key either).
+      await knownBrowsersStore.deleteAllOf(trx, user.id);
+      // Ended explicitly rather than by the foreign key's cascade, so their end can be announced.
+      const sessions = await sessionsStore.deleteForUser(trx, user.id);
+      await usersStore.delete(trx, user.id);
+      await audit(trx, "account_deleted", {}, now);
+      await queueMail(trx, { userId: null, to: user.email, kind: "account_deleted", ...farewell }, now);
+      // The code's row goes with the account; its hash alone stays (no personal data) so that the link says so.
+      await captchasStore.spend(trx, deletedMark(code), now + DELETED_LINK_MEMORY_MS);
+      return sessions;
+    }),
+  );
+  if (!ended.ok) return ended;
+  await announceEnded(db, ended.value, "deleted");
   return { ok: true };
 }
 

@@ -8,14 +8,16 @@ import {
 } from "@gatehouse/contract";
 import type { z } from "zod";
 import {
+  CodeNotUsable,
   type CodeRefusal,
   type CodeStatus,
   codeHash,
   codeRefusal,
   codeStatus,
-  consumeCode,
   decoyCodeWork,
   issueCode,
+  spendCode,
+  usableCode,
 } from "../codes/codes.ts";
 import { announceEnded } from "../events/sessions-ended.ts";
 import type { MailSite } from "../mail/links.ts";
@@ -132,7 +134,11 @@ async function replacePassword(
   return sessionsStore.deleteForUser(db, user.id);
 }
 
-/** POST /account/reset_password: uses the reset code once, sets the password, ends sessions, mails a notice. */
+/**
+ * POST /account/reset_password: sets the password, ends sessions, mails a notice. Issue #28: the new password is
+ * hashed first (argon2, outside any transaction); the code is spent in the transaction that sets it, so a failure
+ * or a crash leaves either a used link with the password set or an unused link and the old password.
+ */
 export async function resetPassword(
   db: Db,
   code: string,
@@ -143,26 +149,45 @@ export async function resetPassword(
   // Checked before the code is used, so a refused password leaves the link working.
   const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
   if (refusal) return { ok: false, refusal };
-  const used = await consumeCode(db, code, "password_reset", now);
-  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
-  const user = await usersStore.findById(db, used.userId);
+  const usable = await usableCode(db, code, "password_reset", now);
+  if (!usable.ok) return { ok: false, refusal: codeRefusal(usable.status) };
+  const user = await usersStore.findById(db, usable.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   const passwordHash = await hashPassword(password);
   // The forum's sign-out (accounts/access-lost.ts) is written in the same transaction, live sessions or not.
   let proven = user;
-  const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
-    await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
-    // The reset link reached the mailbox (a pending account becomes active without what its registrant linked).
-    proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
-    return replacePassword(trx, user, passwordHash, {}, now);
-  });
-  await announceEnded(db, ended, "password_reset");
+  const ended = await refusingUnusableCode(() =>
+    loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
+      await spendCode(trx, code, "password_reset", user.id, now);
+      await queueUserMail(trx, user, "password_changed", routeUrl("LOGIN"), site, now);
+      // The reset link reached the mailbox (a pending account becomes active without what its registrant linked).
+      proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
+      return replacePassword(trx, user, passwordHash, {}, now);
+    }),
+  );
+  if (!ended.ok) return ended;
+  await announceEnded(db, ended.value, "password_reset");
   return { ok: true, user: proven };
+}
+
+/** Runs a transaction that spends a code; a code found spent meanwhile (it rolled back) is the caller's refusal. */
+export async function refusingUnusableCode<T>(
+  work: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; refusal: CodeRefusal }> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (error instanceof CodeNotUsable) return { ok: false, refusal: codeRefusal(error.status) };
+    throw error;
+  }
 }
 
 type MarketingInfo = z.output<(typeof api.setupPassword)["body"]>["marketingInfo"];
 
-/** POST /account/setup_password: an invited user chooses a password and answers the survey; the account is active. */
+/**
+ * POST /account/setup_password: an invited user chooses a password and answers the survey; the account is active.
+ * As a reset (issue #28): hashed first, the code spent in the transaction that sets the password.
+ */
 export async function setupPassword(
   db: Db,
   code: string,
@@ -173,20 +198,24 @@ export async function setupPassword(
   // Checked before the code is used, so a refused password leaves the link working.
   const refusal = passwordRefusal(password, await codeOwnerContext(db, code));
   if (refusal) return { ok: false, refusal };
-  const used = await consumeCode(db, code, "password_setup", now);
-  if (!used.ok) return { ok: false, refusal: codeRefusal(used.status) };
-  const user = await usersStore.findById(db, used.userId);
+  const usable = await usableCode(db, code, "password_setup", now);
+  if (!usable.ok) return { ok: false, refusal: codeRefusal(usable.status) };
+  const user = await usersStore.findById(db, usable.userId);
   if (!user) return { ok: false, refusal: "code_invalid" };
   // An account adding a password keeps what it answered before, if anything (issue #25).
   const changes: Partial<UserRow> = marketingInfo ? { marketing_info: JSON.stringify(marketingInfo) } : {};
   const passwordHash = await hashPassword(password);
   let proven = user;
   // Like a reset, with the forum's sign-out in the same transaction (accounts/access-lost.ts).
-  const ended = await loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
-    // The set-up link reached the mailbox.
-    proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
-    return replacePassword(trx, user, passwordHash, changes, now);
-  });
-  await announceEnded(db, ended, "password_reset");
+  const ended = await refusingUnusableCode(() =>
+    loseAccess(db, { userId: user.id, kind: "password_reset", now }, async (trx) => {
+      await spendCode(trx, code, "password_setup", user.id, now);
+      // The set-up link reached the mailbox.
+      proven = { ...(await proveMailbox(trx, user, { now })), required_password_update: 0 };
+      return replacePassword(trx, user, passwordHash, changes, now);
+    }),
+  );
+  if (!ended.ok) return ended;
+  await announceEnded(db, ended.value, "password_reset");
   return { ok: true, user: proven };
 }

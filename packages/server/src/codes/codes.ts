@@ -97,3 +97,39 @@ export async function consumeCode(
   const after = stateOf(await codesStore.findByHash(db, codeHash(code)), purpose, now);
   return { ok: false, status: after === "valid" ? "used" : after };
 }
+
+/** A code found unusable when the work's transaction tried to spend it: the transaction rolls back (issue #28). */
+export class CodeNotUsable extends Error {
+  readonly status: Exclude<CodeStatus, "valid">;
+  constructor(status: Exclude<CodeStatus, "valid">) {
+    super(`code ${status}`);
+    this.status = status;
+  }
+}
+
+/**
+ * The account a code would act for, without using it: the work behind a link (a password's hash, a farewell mail)
+ * is prepared only for a link that can still be used, then done with `spendCode` in one transaction.
+ */
+export async function usableCode(
+  db: Db,
+  code: string,
+  purpose: CodePurpose,
+  now = Date.now(),
+): Promise<{ ok: true; userId: string } | { ok: false; status: Exclude<CodeStatus, "valid"> }> {
+  const row = await codesStore.findByHash(db, codeHash(code));
+  const status = stateOf(row, purpose, now);
+  if (status !== "valid" || !row) return { ok: false, status: status === "valid" ? "invalid" : status };
+  return { ok: true, userId: row.user_id };
+}
+
+/**
+ * Issue #28: spends a code inside the transaction that does its work, so a crash or a failure leaves either a used
+ * link with the work done or an unused link (ASVS 6.3.x single use). Throws `CodeNotUsable` (rolling the
+ * transaction back) when another request spent it first, or it is not the account's code the caller prepared for.
+ */
+export async function spendCode(trx: Db, code: string, purpose: CodePurpose, userId: string, now: number) {
+  const used = await consumeCode(trx, code, purpose, now);
+  if (!used.ok) throw new CodeNotUsable(used.status);
+  if (used.userId !== userId) throw new CodeNotUsable("invalid");
+}

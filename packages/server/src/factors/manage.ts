@@ -209,20 +209,18 @@ export async function reauthenticate(
   if (withFactor && input.method && input.code) {
     const checked = await checkCode(
       db,
-      { user, method: input.method, code: input.code, sessionSecret: actor.sessionSecret, source: actor.source },
+      {
+        user,
+        method: input.method,
+        code: input.code,
+        sessionSecret: actor.sessionSecret,
+        source: actor.source,
+        noticeSite: actor.site,
+      },
       now,
     );
     if (!checked.ok) return checked;
     amr.push("otp", "mfa");
-    if (checked.recoveryCodesLeft !== undefined) {
-      await notifyFactorChange(
-        db,
-        user,
-        { kind: "recovery_code_used", left: checked.recoveryCodesLeft },
-        actor.site,
-        now,
-      );
-    }
   }
   const until = await refreshSession(db, actor.session, amr, now);
   await audit(db, "reauthenticated", { ...who(actor), detail: amr.join(" ") }, now);

@@ -6,11 +6,13 @@ import {
   type SECOND_FACTOR_METHODS,
 } from "@gatehouse/contract";
 import { audit } from "../audit/audit.ts";
+import type { MailSite } from "../mail/links.ts";
 import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { codeFailuresKey, secondFactorsStore } from "../store/second-factors.ts";
 import { type AllowanceKey, throttleStore } from "../store/throttle.ts";
+import { notifyFactorChange } from "./notify.ts";
 import { spendRecoveryCode } from "./recovery-codes.ts";
 import { matchingStep, openSecret } from "./totp.ts";
 
@@ -71,6 +73,8 @@ export async function checkCode(
     source?: CodeSource;
     /** The code confirms a pending authenticator app (Turn on); otherwise only a confirmed one counts. */
     pending?: boolean;
+    /** Issue #28: where a spent recovery code's notice links to; the mail is queued in the spend's transaction. */
+    noticeSite?: MailSite;
   },
   now = Date.now(),
 ): Promise<CodeCheck> {
@@ -96,7 +100,7 @@ export async function checkCode(
           { sessionSecret: input.sessionSecret, pending: input.pending === true },
           now,
         )
-      : await spendRecoveryCode(db, input.sessionSecret, user.id, input.code, now);
+      : await spendNoticed(db, input, now);
   if (accepted) {
     await throttleStore.clear(db, allowance);
     await throttleStore.clear(db, totalOf(user.id));
@@ -143,4 +147,23 @@ export async function acceptTotp(
   if (!secret) return false;
   const step = matchingStep(secret, code, now);
   return step !== null && (await secondFactorsStore.acceptStep(db, userId, step));
+}
+
+/**
+ * Spends a recovery code and, with `noticeSite`, queues the person's notice in the same transaction (issue #28): a
+ * crash after the spend cannot lose the mail (ASVS 6.3.7: the person is told a recovery code was used).
+ */
+function spendNoticed(
+  db: Db,
+  input: { user: UserRow; code: string; sessionSecret: string; noticeSite?: MailSite },
+  now: number,
+): Promise<boolean> {
+  const { user, noticeSite } = input;
+  if (!noticeSite) return spendRecoveryCode(db, input.sessionSecret, user.id, input.code, now);
+  return db.transaction().execute(async (trx) => {
+    if (!(await spendRecoveryCode(trx, input.sessionSecret, user.id, input.code, now))) return false;
+    const left = await secondFactorsStore.recoveryCodesLeft(trx, user.id);
+    await notifyFactorChange(trx, user, { kind: "recovery_code_used", left }, noticeSite, now);
+    return true;
+  });
 }

@@ -1,23 +1,47 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
-import type { Db } from "../store/db.ts";
+import { type Db, logFailure } from "../store/db.ts";
 import { jobsStore } from "../store/jobs.ts";
+import type { JobRow } from "../store/schema.ts";
 import { backOff } from "./back-off.ts";
 import { type PassLoop, startPassLoop } from "./pass-loop.ts";
 
-/** What running a job may say besides success: `JobGone` means done without effect (nothing left to do). */
-export type JobHandler = (payload: unknown) => Promise<void>;
+/** What a kind of job does. A bare function is a kind with nothing to write when it finishes. */
+export interface JobKind {
+  run(payload: unknown): Promise<void>;
+  /** Written in the transaction that marks the job done under its lease (e.g. the outbox message marked sent). */
+  done?(trx: Db, payload: unknown, at: number): Promise<void>;
+  /** Written in the transaction that schedules its retry or gives it up, under its lease. */
+  failed?(trx: Db, payload: unknown, outcome: RetryOutcome): Promise<void>;
+}
+export type JobHandler = ((payload: unknown) => Promise<void>) | JobKind;
 
-export type JobWorker = PassLoop;
+export interface RetryOutcome {
+  attempts: number;
+  next: number;
+  error: string;
+  gaveUp: boolean;
+}
+
+export type QueueWorker = PassLoop;
+/** The names the routes and the app know the one worker by (`services.jobs`, `services.mail`). */
+export type JobWorker = QueueWorker;
 
 /**
- * How long a claimed job is this worker's alone: far past the slowest handler (the forum's sign-out is two calls of
- * at most 10 s each), so no other node takes a job that is still running. A worker that dies holding one leaves it
- * to the others after this long.
+ * Issue #28: how long a claim is its worker's alone without a heartbeat. Short, so the work of a node killed with
+ * `kill -9` is taken over within a minute (this, plus at most one pass interval); the worker renews it every
+ * `QUEUE_HEARTBEAT_MS` while a handler runs, so the slowest handler (an SMTP exchange, the forum's two calls of
+ * 10 s, a back-channel post) never loses it.
  */
-export const JOB_LEASE_MS = 5 * 60_000;
+export const QUEUE_LEASE_MS = 30_000;
+/** A third of the lease: two renewals may fail (a database blip) before the lease lapses. */
+export const QUEUE_HEARTBEAT_MS = 10_000;
 const BATCH = 20;
+
+/** How many jobs this process has queued: the app wakes its worker after a request that queued some (app.ts). */
+let queuedInProcess = 0;
+export const queuedSoFar = (): number => queuedInProcess;
 
 /**
  * Queues a job. Call it in the step that makes the change it follows (inside its transaction where there is one),
@@ -33,61 +57,127 @@ export async function queueJob(db: Db, kind: string, payload: unknown, now = Dat
     attempts: 0,
     next_attempt_at: now,
     claimed_until: null,
+    lease_token: null,
     last_error: null,
     created_at: now,
     done_at: null,
   });
+  queuedInProcess += 1;
   return id;
 }
 
+const kindOf = (handler: JobHandler): JobKind => (typeof handler === "function" ? { run: handler } : handler);
+
 /**
- * Runs the jobs table as the mail worker runs the outbox (mail/worker.ts): each due job is leased with one
- * conditional update at the moment it is taken (so two nodes never run one at once), run, and marked done only
- * under that same lease (so a worker whose lease lapsed never reopens or re-marks a job another node finished); a
- * failure schedules a retry with the outbox's back-off (10 s doubling to an hour, `firstDelayMs` in tests), so an
- * outage delays and loses nothing. `clock` is for tests.
+ * The one worker of the one durable queue (issue #28: mail is the kind "mail", mail/worker.ts): each due job is
+ * leased with one conditional update at the moment it is taken, under a token new to this claim (so two nodes never
+ * run one at once); the lease is renewed while the handler runs; the job is finished only under that token (so a
+ * worker whose lease lapsed and was taken over never reopens or re-marks it). A failure schedules a retry with
+ * back-off (10 s doubling to an hour, `firstDelayMs` in tests) up to MAIL_RETRY.maxAttempts. `clock`, `leaseMs`
+ * and `heartbeatMs` are for tests.
  */
-export function startJobWorker(options: {
+export function startQueueWorker(options: {
   db: Db;
   handlers: Readonly<Record<string, JobHandler>>;
   log: FastifyBaseLogger;
   intervalMs?: number;
   firstDelayMs?: number;
   clock?: () => number;
-}): JobWorker {
-  const { db, handlers, log } = options;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  onStop?: () => void;
+}): QueueWorker {
+  const { db, log } = options;
   const clock = options.clock ?? Date.now;
+  const leaseMs = options.leaseMs ?? QUEUE_LEASE_MS;
+  const heartbeatMs = options.heartbeatMs ?? QUEUE_HEARTBEAT_MS;
+  const kinds = new Map(Object.entries(options.handlers).map(([name, handler]) => [name, kindOf(handler)]));
   const delay = (attempts: number) => backOff(attempts, options.firstDelayMs ?? MAIL_RETRY.firstDelayMs);
 
-  async function pass(stopped: () => boolean): Promise<void> {
-    for (const job of await jobsStore.due(db, clock(), BATCH)) {
-      if (stopped()) return;
-      const handler = handlers[job.kind];
-      // A kind this node does not run (not configured here) is left for a node that does.
-      if (!handler) continue;
-      // The time of claiming, not of the batch's read: the jobs before this one may have taken a while.
-      const claimedAt = clock();
-      const lease = claimedAt + JOB_LEASE_MS;
-      if (!(await jobsStore.claim(db, job.id, claimedAt, lease, job.attempts))) continue;
+  /** Renews the lease every `heartbeatMs` until stopped, or until a renewal finds it taken (then stops). */
+  function heartbeat(job: JobRow, token: string): () => Promise<void> {
+    let lost = false;
+    let beat: Promise<void> = Promise.resolve();
+    const renew = async () => {
+      if (lost) return;
       try {
-        await handler(JSON.parse(job.payload));
-        if (await jobsStore.markDone(db, job.id, clock(), lease)) log.info({ job: job.id, kind: job.kind }, "job done");
-        else log.warn({ job: job.id, kind: job.kind }, "job done after its lease ran out; another worker has it");
-      } catch (error) {
-        const attempts = job.attempts + 1;
-        const failed = attempts >= MAIL_RETRY.maxAttempts;
-        const message = (error as Error).message;
-        if (!(await jobsStore.markRetry(db, job.id, lease, attempts, clock() + delay(attempts), message, failed))) {
-          log.warn({ job: job.id, kind: job.kind, err: message }, "job failed after its lease ran out; left as it is");
-          continue;
-        }
-        log[failed ? "error" : "warn"](
-          { job: job.id, kind: job.kind, attempts, err: message },
-          failed ? "job given up" : "job will be retried",
-        );
+        if (await jobsStore.renew(db, job.id, token, clock() + leaseMs)) return;
+        lost = true;
+        clearInterval(timer);
+        log.warn({ job: job.id, kind: job.kind }, "job lease lost while running; another worker has it");
+      } catch (err) {
+        // The database away: the next beat tries again (the lease has two beats of slack).
+        logFailure(log, err, "job lease renewal failed", { fields: { job: job.id } });
       }
+    };
+    const timer = setInterval(() => {
+      beat = beat.then(renew);
+    }, heartbeatMs);
+    return async () => {
+      clearInterval(timer);
+      await beat;
+    };
+  }
+
+  async function finishDone(job: JobRow, kind: JobKind, payload: unknown, token: string): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const at = clock();
+      if (!(await jobsStore.markDone(trx, job.id, at, token))) return false;
+      await kind.done?.(trx, payload, at);
+      return true;
+    });
+  }
+
+  async function finishFailed(job: JobRow, kind: JobKind, payload: unknown, token: string, error: string) {
+    const attempts = job.attempts + 1;
+    const outcome = { attempts, next: clock() + delay(attempts), error, gaveUp: attempts >= MAIL_RETRY.maxAttempts };
+    const marked = await db.transaction().execute(async (trx) => {
+      if (!(await jobsStore.markRetry(trx, job.id, token, attempts, outcome.next, error, outcome.gaveUp))) return false;
+      await kind.failed?.(trx, payload, outcome);
+      return true;
+    });
+    if (!marked)
+      log.warn({ job: job.id, kind: job.kind, err: error }, "job failed after its lease was lost; left as it is");
+    else
+      log[outcome.gaveUp ? "error" : "warn"](
+        { job: job.id, kind: job.kind, attempts, err: error },
+        outcome.gaveUp ? "job given up" : "job will be retried",
+      );
+  }
+
+  async function runJob(job: JobRow, kind: JobKind): Promise<void> {
+    // The time of claiming, not of the batch's read: the jobs before this one may have taken a while.
+    const claimedAt = clock();
+    const token = randomUUID();
+    if (!(await jobsStore.claim(db, job.id, claimedAt, claimedAt + leaseMs, token, job.attempts))) return;
+    const stopBeating = heartbeat(job, token);
+    const payload: unknown = JSON.parse(job.payload);
+    let failure: string | undefined;
+    try {
+      await kind.run(payload);
+    } catch (error) {
+      failure = (error as Error).message;
+    } finally {
+      await stopBeating();
+    }
+    if (failure !== undefined) return finishFailed(job, kind, payload, token, failure);
+    if (await finishDone(job, kind, payload, token)) log.info({ job: job.id, kind: job.kind }, "job done");
+    else log.warn({ job: job.id, kind: job.kind }, "job done after its lease was lost; another worker has it");
+  }
+
+  async function pass(stopped: () => boolean): Promise<void> {
+    for (const job of await jobsStore.due(db, clock(), BATCH, [...kinds.keys()])) {
+      if (stopped()) return;
+      const kind = kinds.get(job.kind);
+      if (kind) await runJob(job, kind);
     }
   }
 
-  return startPassLoop({ pass, log, failure: "job pass failed", intervalMs: options.intervalMs });
+  return startPassLoop({
+    pass,
+    log,
+    failure: "queue pass failed",
+    intervalMs: options.intervalMs,
+    ...(options.onStop ? { onStop: options.onStop } : {}),
+  });
 }

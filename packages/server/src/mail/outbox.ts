@@ -1,18 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import { backOff } from "../jobs/back-off.ts";
+import { queueJob } from "../jobs/worker.ts";
 import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
-import { outboxStore } from "../store/outbox.ts";
+import { OUTBOX_HELD_BY_QUEUE, outboxStore } from "../store/outbox.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { Recipient } from "./greeting.ts";
 import type { MailKind } from "./kinds.ts";
 import { type MailSite, mailLanguage, mailLink } from "./links.ts";
 import { type MailVars, type RenderedMail, renderMail } from "./render.ts";
+import { MAIL_JOB, type MailJob } from "./worker.ts";
 
 /**
- * Puts a message in the outbox. Call it inside the transaction that makes the change the mail tells of, so
- * there is never an account without its activation mail, nor a mail about something that did not happen.
+ * Puts a message in the outbox and its "mail" job in the queue (issue #28). Call it inside the transaction that
+ * makes the change the mail tells of, so there is never an account without its activation mail, nor a mail about
+ * something that did not happen; kick the worker (`services.mail.kick()`) after the commit so it leaves at once.
  */
 export async function queueMail(
   db: Db,
@@ -31,11 +34,12 @@ export async function queueMail(
     status: "pending",
     attempts: 0,
     next_attempt_at: now,
-    claimed_until: null,
+    claimed_until: OUTBOX_HELD_BY_QUEUE,
     last_error: null,
     created_at: now,
     sent_at: null,
   });
+  await queueJob(db, MAIL_JOB, { outboxId: id } satisfies MailJob, now);
   // Counted as queued here, in the change's transaction: one that rolls back afterwards (rare) is counted anyway.
   counts(db).mailQueued(mail.kind);
   return id;

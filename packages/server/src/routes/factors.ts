@@ -10,7 +10,6 @@ import {
   securityOf,
   startTotp,
 } from "../factors/manage.ts";
-import { notifyFactorChange } from "../factors/notify.ts";
 import { rememberBrowser } from "../factors/remembered-browsers.ts";
 import { checkCode } from "../factors/second-factor.ts";
 import { requestBrand, requestSite } from "../http/client.ts";
@@ -64,14 +63,21 @@ export async function factorRoutes(app: FastifyInstance, { services }: { service
     const user = await currentUser(db, request);
     const { method, code, remember } = request.body;
     const source = app.attemptSource(request);
-    const checked = await checkCode(db, { user, method, code, sessionSecret: config.sessionSecret, source });
+    const noticeSite = requestSite(request, config);
+    const checked = await checkCode(db, {
+      user,
+      method,
+      code,
+      sessionSecret: config.sessionSecret,
+      source,
+      noticeSite,
+    });
     if (!checked.ok) refuse(checked.refusal);
     const { next } = await afterStep(app, db, config, { request, reply }, "second_factor", user, ["otp", "mfa"]);
     if (!next) throw new ApiError("not_authenticated");
     if (remember) await rememberBrowser(db, user.id, app.trustBrowser(reply, user.email_normalized, request));
     if (checked.recoveryCodesLeft === undefined) return { next };
     const left = checked.recoveryCodesLeft;
-    await notifyFactorChange(db, user, { kind: "recovery_code_used", left }, requestSite(request, config));
     await audit(db, "recovery_code_used", { ...auditContext(request, user.id), detail: `${left} left` });
     services.mail.kick();
     return { next, recoveryCodesLeft: left };

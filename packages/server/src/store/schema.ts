@@ -319,6 +319,8 @@ export interface JobsTable {
   next_attempt_at: number;
   /** Lease of the worker running it, so two nodes never run the same job. */
   claimed_until: number | null;
+  /** Issue #28: random per claim; the lease's renewals and the finish name it (store/jobs.ts). */
+  lease_token: string | null;
   last_error: string | null;
   created_at: number;
   done_at: number | null;
