@@ -23,16 +23,14 @@ function mac(secret: string, deviceId: string, issued: string, address: string):
     .digest();
 }
 
+/** A fresh device id: 128 random bits. */
+export const newDeviceId = (): string => randomBytes(16).toString("base64url");
+
 /**
  * A new device cookie for this browser and account (at every sign-in): with a new device id, or the one the browser's
  * good cookie for this account already names (issue #26: a remembered browser is remembered by it).
  */
-export function issueDeviceCookie(
-  secret: string,
-  address: string,
-  now = Date.now(),
-  deviceId = randomBytes(16).toString("base64url"),
-): string {
+export function issueDeviceCookie(secret: string, address: string, now = Date.now(), deviceId = newDeviceId()): string {
   const issued = now.toString(36);
   return [VERSION, deviceId, issued, mac(secret, deviceId, issued, address).toString("base64url")].join(".");
 }

@@ -8,7 +8,7 @@ import type {
   RouteOptions,
 } from "fastify";
 import fp from "fastify-plugin";
-import { issueDeviceCookie, trustedDevice } from "../accounts/device-cookies.ts";
+import { issueDeviceCookie, newDeviceId, trustedDevice } from "../accounts/device-cookies.ts";
 import type { AttemptSource } from "../accounts/throttle.ts";
 import type { Config } from "../config.ts";
 import { onSessionsEnded, type SessionsEndedListener } from "../events/sessions-ended.ts";
@@ -205,9 +205,15 @@ export const sessionPlugin = fp(async (app: FastifyInstance, opts: { config: Con
    * (docs/decisions.md "Sign-in throttling"). A browser that already holds a good cookie for the account keeps its
    * device id (issue #26: a remembered browser stays remembered across sign-ins). Answers the device id.
    */
-  app.decorate("trustBrowser", (reply: FastifyReply, address: string, request?: FastifyRequest): string => {
-    const presented = request?.cookies[deviceCookie];
-    const kept = presented ? trustedDevice(config.sessionSecret, presented, address) : undefined;
+  /** The device id the browser's cookie vouches for under this account, or a fresh one (the cookie it will get). */
+  const deviceIdOf = (request: FastifyRequest, address: string): string => {
+    const presented = request.cookies[deviceCookie];
+    return (presented && trustedDevice(config.sessionSecret, presented, address)) || newDeviceId();
+  };
+  app.decorate("deviceIdOf", deviceIdOf);
+
+  app.decorate("trustBrowser", (reply: FastifyReply, address: string, request?: FastifyRequest, id?: string) => {
+    const kept = id ?? (request ? deviceIdOf(request, address) : undefined);
     const cookie = issueDeviceCookie(config.sessionSecret, address, Date.now(), kept);
     // Strict: only our own pages ever send it; long-lived: it names the browser, not a session.
     reply.setCookie(deviceCookie, cookie, {
@@ -291,7 +297,9 @@ declare module "fastify" {
     attemptSource(request: FastifyRequest): AttemptSource;
     signOut(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     adoptSession(request: FastifyRequest, reply: FastifyReply, token: string, signedInNow?: boolean): void;
-    trustBrowser(reply: FastifyReply, address: string, request?: FastifyRequest): string;
+    /** Sets the device cookie for the account (keeping the browser's device id, or `id`); answers its device id. */
+    trustBrowser(reply: FastifyReply, address: string, request?: FastifyRequest, id?: string): string;
+    deviceIdOf(request: FastifyRequest, address: string): string;
     signedInToken(request: FastifyRequest): Promise<string | undefined>;
     sendCsrfToken(request: FastifyRequest, reply: FastifyReply): void;
   }

@@ -3,8 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { tokenOrigins } from "../settings/clients.ts";
 import { originOfHost, siteOf } from "../settings/sites.ts";
-import { signIn, stepDone } from "../signin/attempt.ts";
-import { learnBrowser } from "../signin/known-browsers.ts";
+import { type Browser, signIn, stepDone } from "../signin/attempt.ts";
 import type { Destination, NextContext } from "../signin/next.ts";
 import type { Amr, Proof, Verified } from "../signin/proofs.ts";
 import type { Db } from "../store/db.ts";
@@ -81,35 +80,48 @@ export async function signInBrowser(
   destination: Destination,
 ): Promise<NextStep> {
   const { request, reply } = exchange;
-  const browser = await app.browserOf(request);
+  const browser = await signingInBrowser(app, config, request, proof.user);
   // Issue #26: for a site that demands a second factor (destination.mfa), a remembered browser does not skip it.
   const asked = destination.mfa ? { ...browser, device: undefined } : browser;
   const outcome = await signIn(db, proof, asked, destination, nextContextOf(request, config));
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) await handOver(app, db, config, exchange, outcome.session, proof.user);
+  if (outcome.session) handOver(app, exchange, outcome.session, proof.user, browser);
   // A proof owing a step is given in this browser too: it is trusted for the account already.
   else app.trustBrowser(reply, proof.user.email_normalized, request);
   return outcome.next;
 }
 
 /**
- * A finished sign-in's session goes to the browser, and (issue #27) the browser becomes one the account knows: the
- * first sign-in of a browser new to an account that knew another mails the person (signin/known-browsers.ts). The
- * browser's device id is its device cookie's (kept across sign-ins, a fresh one for a browser without a good one).
+ * The browser a sign-in for `user` happens in, with the device id it will carry once signed in (its device cookie's
+ * for this account, or a fresh one): the core learns it in the transaction that opens the session (issue #27's
+ * new-browser notice, signin/known-browsers.ts).
  */
-export async function handOver(
+export async function signingInBrowser(
   app: FastifyInstance,
-  db: Db,
   config: Config,
+  request: FastifyRequest,
+  user: UserRow,
+): Promise<Browser> {
+  const browser = await app.browserOf(request);
+  const { userAgent, country } = browser.client;
+  const deviceId = app.deviceIdOf(request, user.email_normalized);
+  return { ...browser, seen: { deviceId, userAgent, country, site: requestSite(request, config) } };
+}
+
+/**
+ * A finished sign-in's session goes to the browser, with the device cookie of the device id the core learnt the
+ * browser by (the sign-in's `seen`).
+ */
+export function handOver(
+  app: FastifyInstance,
   exchange: { request: FastifyRequest; reply: FastifyReply },
   session: string,
   user: UserRow,
-): Promise<void> {
+  browser: Browser,
+): void {
   const { request, reply } = exchange;
   app.adoptSession(request, reply, session, true);
-  const deviceId = app.trustBrowser(reply, user.email_normalized, request);
-  const { userAgent, country } = clientMeta(request);
-  await learnBrowser(db, user, { deviceId, userAgent, country }, requestSite(request, config));
+  app.trustBrowser(reply, user.email_normalized, request, browser.seen?.deviceId);
 }
 
 /**
@@ -128,9 +140,9 @@ export async function afterStep(
   const { request } = exchange;
   const attempt = request.attempt;
   if (!attempt) return {};
-  const browser = await app.browserOf(request);
+  const browser = await signingInBrowser(app, config, request, user);
   const outcome = await stepDone(db, attempt, done, user, browser, nextContextOf(request, config), Date.now(), added);
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) await handOver(app, db, config, exchange, outcome.session, user);
+  if (outcome.session) handOver(app, exchange, outcome.session, user, browser);
   return { next: outcome.next };
 }

@@ -18,7 +18,7 @@ import { requestBrand, requestSite } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
 import { clientMeta } from "../http/session.ts";
-import { destinationOf, handOver, nextContextOf, signInBrowser } from "../http/sign-in.ts";
+import { destinationOf, handOver, nextContextOf, signInBrowser, signingInBrowser } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
 import { stepDone } from "../signin/attempt.ts";
 import { proofOf } from "../signin/proofs.ts";
@@ -148,7 +148,7 @@ async function secondFactorDone(
   const { request } = exchange;
   const attempt = await app.attemptOf(request);
   if (!attempt || attempt.user_id !== asserted.user.id) throw new ApiError("passkey_invalid");
-  const browser = await app.browserOf(request);
+  const browser = await signingInBrowser(app, config, request, asserted.user);
   const context = nextContextOf(request, config);
   const outcome = await stepDone(
     db,
@@ -161,6 +161,6 @@ async function secondFactorDone(
     asserted.amr,
   );
   if (!outcome.ok) throw new ApiError(outcome.refusal.code);
-  if (outcome.session) await handOver(app, db, config, exchange, outcome.session, asserted.user);
+  if (outcome.session) handOver(app, exchange, outcome.session, asserted.user, browser);
   return { next: outcome.next };
 }

@@ -9,6 +9,7 @@ import { type ClientMeta, closeSessionOfAnother, openSession, replaceSession } f
 import type { Db } from "../store/db.ts";
 import type { SignInAttemptRow, UserRow } from "../store/schema.ts";
 import { signInAttemptsStore } from "../store/sign-in-attempts.ts";
+import { learnBrowser, type SeenBrowser } from "./known-browsers.ts";
 import { type Destination, type NextContext, nextStep } from "./next.ts";
 import type { Amr, Proof, Refusal } from "./proofs.ts";
 
@@ -21,6 +22,11 @@ export interface Browser {
   client: ClientMeta;
   /** Its device cookie (accounts/device-cookies.ts), when it has one: a remembered browser skips the second factor. */
   device?: DeviceCookie | undefined;
+  /**
+   * The browser as the account will know it once the sign-in finishes (issue #27's new-browser notice): learnt in
+   * the transaction that opens the session (issue #28), so no notice is lost to a crash after the session opened.
+   */
+  seen?: SeenBrowser | undefined;
 }
 
 /** A sign-in's outcome: where the person goes next, and the new session's token once the sign-in is finished. */
@@ -164,15 +170,19 @@ async function finish(
   // Disabled while a step was being done (the admin command line): the attempt ends without a session.
   const refusal = accountRefusal(user);
   if (refusal) return { ok: false, refusal: { code: refusal } };
+  // The previous session's end is its own transaction: another person's sign-out reaches the forum's hook (events/).
   if (browser.signedIn) await replaceSession(db, browser.signedIn, user.id);
-  const session = await openSession(
-    db,
-    { userId: user.id, method: proof.method, idp: proof.idp ?? null, amr: proof.amr, authTime: finished.authTime },
-    browser.client,
-    now,
-  );
+  const record = { userId: user.id, method: proof.method, idp: proof.idp ?? null, amr: proof.amr };
   const detail = proof.idp ? `${proof.method} (${proof.idp})` : proof.method;
-  await audit(db, "sign_in", { ...auditOf(user, browser), method: proof.method, detail }, now);
+  const { seen } = browser;
+  // The session, its audit event and the new-browser notice commit together (issue #28: a side effect is queued in
+  // the transaction of the change that causes it).
+  const session = await db.transaction().execute(async (trx) => {
+    const token = await openSession(trx, { ...record, authTime: finished.authTime }, browser.client, now);
+    await audit(trx, "sign_in", { ...auditOf(user, browser), method: proof.method, detail }, now);
+    if (seen) await learnBrowser(trx, user, seen, now);
+    return token;
+  });
   return { ok: true, session, next: nextStep(null, destination, context) };
 }
 
