@@ -82,8 +82,8 @@ export async function buildApp(
     jobFirstRetryMs?: number;
   } = {},
 ): Promise<App> {
-  const { db, kind, pool } = openDatabase(config.databaseUrl);
-  const newerMigrations = await migrate(db);
+  const { db, kind, pool } = openDatabase(config.databaseUrl, config.database.requests);
+  const newerMigrations = await migrate(db, config.database.admin);
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
   await ensureSigningKeys(db, config.sessionSecret);

@@ -1,0 +1,109 @@
+/**
+ * Issue #28: a request whose statement runs past its timeout, or waits for a lock past its own, answers 503 with
+ * Retry-After and the spec's error object, within about the timeout: never a hang, never a 500. Another real
+ * connection holds the lock, as a long migration or a slow transaction of another node would.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { sql } from "kysely";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function start(databaseUrl: string, env: Record<string, string>): Promise<TestServer> {
+  const server = await startServer({ databaseUrl, env });
+  servers.push(server);
+  return server;
+}
+
+/** A sign-in attempt (it reads the account and writes its counters): the request path people wait on. */
+async function signIn(server: TestServer) {
+  const browser = await new Client(server.url).start();
+  const started = Date.now();
+  const answer = await browser.login("nobody-here@example.com", "quiet harbour lantern 42");
+  return { answer, elapsedMs: Date.now() - started };
+}
+
+function expectRetryLater(result: Awaited<ReturnType<typeof signIn>>, withinMs: number) {
+  const body = expectErrorObject(result.answer, 503, "service_unavailable");
+  expect(body.temporary).toBe(true);
+  expect(Number(result.answer.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(result.elapsedMs).toBeLessThan(withinMs);
+}
+
+describe("PostgreSQL statement and lock timeouts", () => {
+  /** Another session that holds every table the sign-in reads or writes until `release`. */
+  async function holdTables(url: string) {
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query("begin");
+    await holder.query("lock table users, login_throttle, sign_in_attempts in access exclusive mode");
+    return async () => {
+      await holder.query("rollback");
+      await holder.end();
+    };
+  }
+
+  it("answers 503 with Retry-After when a lock is held past DATABASE_LOCK_TIMEOUT_MS", async () => {
+    const url = await freshPostgres();
+    const server = await start(url, { DATABASE_LOCK_TIMEOUT_MS: "300", DATABASE_STATEMENT_TIMEOUT_MS: "20000" });
+    const release = await holdTables(url);
+    try {
+      expectRetryLater(await signIn(server), 5_000);
+    } finally {
+      await release();
+    }
+    // The lock gone, the same request is answered as usual.
+    expect((await signIn(server)).answer.status).toBe(401);
+  });
+
+  it("answers 503 with Retry-After when a statement runs past DATABASE_STATEMENT_TIMEOUT_MS", async () => {
+    const url = await freshPostgres();
+    // No lock timeout: the wait for the lock is a statement that runs too long.
+    const server = await start(url, { DATABASE_LOCK_TIMEOUT_MS: "0", DATABASE_STATEMENT_TIMEOUT_MS: "400" });
+    const release = await holdTables(url);
+    try {
+      expectRetryLater(await signIn(server), 5_000);
+    } finally {
+      await release();
+    }
+    expect((await signIn(server)).answer.status).toBe(401);
+  });
+
+  it("gives every pooled connection the configured timeouts, and migrations their own", async () => {
+    const url = await freshPostgres();
+    const server = await start(url, { DATABASE_LOCK_TIMEOUT_MS: "1234", DATABASE_STATEMENT_TIMEOUT_MS: "4321" });
+    // Ten at once: every connection of the pool, the one the migrations ran on among them.
+    const settings = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        sql<{ statement: string; lock: string }>`select current_setting('statement_timeout') as statement,
+          current_setting('lock_timeout') as lock, pg_sleep(0.05)`
+          .execute(server.app.db)
+          .then(({ rows }) => ({ statement: rows[0]?.statement, lock: rows[0]?.lock })),
+      ),
+    );
+    // The connection the migrations ran on was returned to the requests' values (RESET).
+    for (const row of settings) expect(row).toEqual({ statement: "4321ms", lock: "1234ms" });
+  });
+});
+
+describe("SQLite busy timeout", () => {
+  it("answers 503 with Retry-After when another connection holds a write past SQLITE_BUSY_TIMEOUT_MS", async () => {
+    const file = `${tempDir()}/busy.db`;
+    const server = await start(`sqlite:${file}`, { SQLITE_BUSY_TIMEOUT_MS: "200" });
+    // A second connection to the same file, as the admin CLI or a script would open, holds a write transaction.
+    const holder = new DatabaseSync(file, { timeout: 0 });
+    holder.exec("begin immediate");
+    try {
+      expectRetryLater(await signIn(server), 5_000);
+    } finally {
+      holder.exec("rollback");
+      holder.close();
+    }
+    expect((await signIn(server)).answer.status).toBe(401);
+  });
+});
