@@ -67,7 +67,7 @@ async function codes(db: Db, userId: string, count: number, expiresAt: number) {
   const rows = Array.from({ length: count }, () => ({
     id: randomUUID(),
     user_id: userId,
-    purpose: "verify_email" as const,
+    purpose: "activation" as const,
     code_hash: randomUUID(),
     created_at: expiresAt - DAY,
     expires_at: expiresAt,
