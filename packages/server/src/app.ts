@@ -21,7 +21,7 @@ import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { startJobWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { startMailWorker } from "./mail/worker.ts";
-import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
+import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys, watchSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
 import { BACKCHANNEL_LOGOUT_JOB, backchannelLogoutSender, providerSessionEnder } from "./oidc/sessions.ts";
@@ -129,6 +129,15 @@ export async function buildApp(
   await app.register(sessionPlugin, { config, db });
 
   const provider = buildProvider({ config, db, keys: signingKeys, log: app.log });
+  // Issue #28: a rotation (`keys:rotate`) is picked up within SIGNING_KEYS_REFRESH_S, no restart.
+  const keyWatch = watchSigningKeys({
+    db,
+    sessionSecret: config.sessionSecret,
+    provider,
+    keys: signingKeys,
+    everyMs: config.signingKeysRefreshMs,
+    log: app.log,
+  });
   const services: Services = {
     config,
     db,
@@ -212,6 +221,7 @@ export async function buildApp(
   const sweeper = startSweeper(db, app.log, { auditRetentionMs: config.auditRetentionMs });
   app.addHook("onClose", async () => {
     await sweeper.stop();
+    keyWatch.stop();
     await services.mail.stop();
     await services.jobs.stop();
     await db.destroy();
