@@ -6,7 +6,10 @@
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ensureSigningKeys } from "../src/oidc/keys.ts";
+import { migrate, openDatabase } from "../src/store/db.ts";
+import { oidcKeysStore } from "../src/store/oidc-keys.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 const servers: TestServer[] = [];
@@ -88,6 +91,38 @@ describe("PostgreSQL statement and lock timeouts", () => {
     );
     // The connection the migrations ran on was returned to the requests' values (RESET).
     for (const row of settings) expect(row).toEqual({ statement: "4321ms", lock: "1234ms" });
+  });
+});
+
+describe("nodes taking turns (the first signing keys) on PostgreSQL", () => {
+  it("wait for the other node's turn longer than a request's statement and lock timeouts", async () => {
+    const url = await freshPostgres();
+    const { db } = openDatabase(url, { statementTimeoutMs: 200, lockTimeoutMs: 100 });
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await migrate(db);
+      // Another node's turn: it holds the lock while it makes its keys.
+      await holder.query("begin");
+      await holder.query("select pg_advisory_xact_lock(hashtext('gatehouse:signing-keys'))");
+      const ensuring = ensureSigningKeys(db, "a-session-secret-for-the-turns-test-123");
+      // Still waiting well past both timeouts of this node's requests.
+      await vi.waitFor(
+        async () => {
+          const { rows } = await holder.query(
+            "select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid) where l.locktype = 'advisory' and not l.granted and clock_timestamp() - a.query_start > interval '600 ms'",
+          );
+          expect(rows[0].n).toBe(1);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      await holder.query("rollback");
+      await ensuring;
+      expect(await oidcKeysStore.all(db)).toHaveLength(4);
+    } finally {
+      await holder.end();
+      await db.destroy();
+    }
   });
 });
 

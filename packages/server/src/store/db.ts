@@ -66,6 +66,9 @@ export function openDatabase(url: string, timeouts: SessionTimeouts = {}): OpenD
   return { db, kind: "sqlite" };
 }
 
+/** How long `exclusively` waits for another node's turn. */
+const TURN_WAIT_MS = 60_000;
+
 /**
  * Runs `work` in one transaction that no other node runs at the same time, for a read-then-write that rows alone
  * cannot settle (nothing to lock exists yet, e.g. the first signing keys). On PostgreSQL it holds a transaction
@@ -74,8 +77,14 @@ export function openDatabase(url: string, timeouts: SessionTimeouts = {}): OpenD
  */
 export async function exclusively<T>(db: Db, name: string, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    if (kinds.get(db) === "postgres")
+    if (kinds.get(db) === "postgres") {
+      // Waiting for the other node's turn (making RSA keys on a busy machine) is expected: this transaction waits up
+      // to TURN_WAIT_MS for it, not a request's statement and lock timeouts (issue #28); `local` ends with the transaction.
+      await sql`select set_config('lock_timeout', ${`${TURN_WAIT_MS}ms`}, true), set_config('statement_timeout', ${`${TURN_WAIT_MS}ms`}, true)`.execute(
+        trx,
+      );
       await sql`select pg_advisory_xact_lock(hashtext(${`gatehouse:${name}`}))`.execute(trx);
+    }
     return work(trx);
   });
 }
