@@ -7,9 +7,11 @@ import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createUser } from "../src/accounts/users.ts";
 import { ensureSigningKeys } from "../src/oidc/keys.ts";
 import { migrate, openDatabase } from "../src/store/db.ts";
 import { oidcKeysStore } from "../src/store/oidc-keys.ts";
+import { desktopTokens } from "./desktop-sign-in.ts";
 import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 const servers: TestServer[] = [];
@@ -34,6 +36,41 @@ async function signIn(server: TestServer) {
 function expectRetryLater(result: Awaited<ReturnType<typeof signIn>>, withinMs: number) {
   const body = expectErrorObject(result.answer, 503, "service_unavailable");
   expect(body.temporary).toBe(true);
+  expect(Number(result.answer.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(result.elapsedMs).toBeLessThan(withinMs);
+}
+
+/** A desktop app's refresh token for a new person signed in at `server` (a real sign-in through the provider). */
+async function refreshToken(server: TestServer): Promise<string> {
+  const email = `${crypto.randomUUID()}@example.com`;
+  const password = "quiet harbour lantern 42";
+  await createUser(server.app.db, {
+    email,
+    password,
+    firstName: "Ann",
+    lastName: "Lee",
+    countryCode: "DE",
+    emailVerified: true,
+  });
+  const browser = await new Client(server.url).start();
+  expect((await browser.login(email, password)).status).toBe(200);
+  return (await desktopTokens(browser, [server.url], server.url, "openid offline_access api")).refresh_token;
+}
+
+/** A refresh at the provider's token endpoint, timed. */
+async function refreshAt(server: TestServer, token: string) {
+  const started = Date.now();
+  const answer = await fetch(`${server.url}/oidc/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: token, client_id: "enscape" }),
+  });
+  return { answer, body: (await answer.json()) as { error?: string }, elapsedMs: Date.now() - started };
+}
+
+/** The provider's endpoints answer as OAuth does: 503 `temporarily_unavailable` with Retry-After. */
+function expectOAuthRetryLater(result: Awaited<ReturnType<typeof refreshAt>>, withinMs: number) {
+  expect(result.answer.status).toBe(503);
+  expect(result.body.error).toBe("temporarily_unavailable");
   expect(Number(result.answer.headers.get("retry-after"))).toBeGreaterThan(0);
   expect(result.elapsedMs).toBeLessThan(withinMs);
 }
@@ -75,6 +112,23 @@ describe("PostgreSQL statement and lock timeouts", () => {
       await release();
     }
     expect((await signIn(server)).answer.status).toBe(401);
+  });
+
+  it("answers a token request waiting for a lock 503 temporarily_unavailable with Retry-After", async () => {
+    const url = await freshPostgres();
+    const server = await start(url, { DATABASE_LOCK_TIMEOUT_MS: "300" });
+    const token = await refreshToken(server);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query("begin");
+    await holder.query("lock table oidc_models in access exclusive mode");
+    try {
+      expectOAuthRetryLater(await refreshAt(server, token), 5_000);
+    } finally {
+      await holder.query("rollback");
+      await holder.end();
+    }
+    expect((await refreshAt(server, token)).answer.status).toBe(200);
   });
 
   it("gives every pooled connection the configured timeouts, and migrations their own", async () => {
@@ -140,5 +194,20 @@ describe("SQLite busy timeout", () => {
       holder.close();
     }
     expect((await signIn(server)).answer.status).toBe(401);
+  });
+
+  it("answers a token request blocked past it 503 temporarily_unavailable with Retry-After", async () => {
+    const file = `${tempDir()}/busy-token.db`;
+    const server = await start(`sqlite:${file}`, { SQLITE_BUSY_TIMEOUT_MS: "200" });
+    const token = await refreshToken(server);
+    const holder = new DatabaseSync(file, { timeout: 0 });
+    holder.exec("begin immediate");
+    try {
+      expectOAuthRetryLater(await refreshAt(server, token), 5_000);
+    } finally {
+      holder.exec("rollback");
+      holder.close();
+    }
+    expect((await refreshAt(server, token)).answer.status).toBe(200);
   });
 });
