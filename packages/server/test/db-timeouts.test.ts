@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
+import { loadConfig } from "../src/config.ts";
 import { ensureSigningKeys } from "../src/oidc/keys.ts";
 import { migrate, openDatabase } from "../src/store/db.ts";
 import { oidcKeysStore } from "../src/store/oidc-keys.ts";
@@ -209,5 +210,28 @@ describe("SQLite busy timeout", () => {
       holder.close();
     }
     expect((await refreshAt(server, token)).answer.status).toBe(200);
+  });
+});
+
+describe("the timeouts' configuration", () => {
+  const base = { NODE_ENV: "test", SESSION_SECRET: "test-secret-that-is-long-enough-123456" };
+
+  it("defaults to a few seconds for requests and longer for migrations and the admin command line", () => {
+    const config = loadConfig(base);
+    expect(config.database.requests).toEqual({ statementTimeoutMs: 5_000, lockTimeoutMs: 2_000, busyTimeoutMs: 5_000 });
+    expect(config.database.admin).toEqual({
+      statementTimeoutMs: 600_000,
+      lockTimeoutMs: 30_000,
+      busyTimeoutMs: 30_000,
+    });
+    expect(config.signingKeysRefreshMs).toBe(30_000);
+  });
+
+  it("refuses values that are not whole milliseconds, and a key pickup slower than a minute", () => {
+    expect(() => loadConfig({ ...base, DATABASE_STATEMENT_TIMEOUT_MS: "soon" })).toThrow(
+      /DATABASE_STATEMENT_TIMEOUT_MS/u,
+    );
+    expect(() => loadConfig({ ...base, DATABASE_LOCK_TIMEOUT_MS: "-1" })).toThrow(/DATABASE_LOCK_TIMEOUT_MS/u);
+    expect(() => loadConfig({ ...base, SIGNING_KEYS_REFRESH_S: "61" })).toThrow(/SIGNING_KEYS_REFRESH_S/u);
   });
 });
