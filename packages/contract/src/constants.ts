@@ -126,7 +126,18 @@ export const RATE_LIMITS = {
   securityRead: { max: 120, windowMs: 5 * MINUTE },
   /** Issue #27: sessions ended, "Sign out everywhere else", apps' access removed. */
   securityChange: { max: 30, windowMs: 5 * MINUTE },
+  /**
+   * Issue #28: sign-ins to a site or app finished (each may create a grant and an offline refresh token). A person
+   * finishes one per app they open; a page of sites opening at once is a handful.
+   */
+  serviceLoginFinish: { max: 60, windowMs: 5 * MINUTE },
 } as const;
+/**
+ * Issue #28: sign-ins to sites and apps one account may finish a day, from any address: someone holding the
+ * password could otherwise mint tens of thousands of offline grants from many addresses (ASVS 2.4.1). A person
+ * opening every app they use many times a day stays far below.
+ */
+export const SERVICE_LOGIN_FINISH_PER_ACCOUNT = { max: 200, windowMs: 24 * 60 * MINUTE } as const;
 export type RateLimitName = keyof typeof RATE_LIMITS;
 /**
  * Issue #11: a round trip to an identity provider must come back within this (a sign-in there may include a

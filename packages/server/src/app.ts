@@ -1,17 +1,14 @@
 import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
 import fastifyRateLimit from "@fastify/rate-limit";
-import { MAIL_RETENTION_MS } from "@gatehouse/contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { dummyHash } from "./accounts/passwords.ts";
-import { sweepThrottle } from "./accounts/throttle.ts";
 import { siteverify } from "./captcha/human.ts";
 import { testAnswers } from "./captcha/image.ts";
 import { proofOfWork } from "./captcha/proof-of-work.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { SESSIONS_ENDED_JOB } from "./events/sessions-ended.ts";
-import { sweepRememberedBrowsers } from "./factors/remembered-browsers.ts";
 import { FORUM_LOG_OUT_JOB, forumLogOut, sendSignOutsToForum } from "./forum/sign-out.ts";
 import { registerCompression } from "./http/compression.ts";
 import { registerDevMail } from "./http/dev-mail.ts";
@@ -24,7 +21,7 @@ import { refuseUnroutable, sessionPlugin } from "./http/session.ts";
 import { queuedSoFar, startQueueWorker } from "./jobs/worker.ts";
 import { createTransport } from "./mail/transport.ts";
 import { MAIL_JOB, mailJob } from "./mail/worker.ts";
-import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys } from "./oidc/keys.ts";
+import { ensureSigningKeys, KeyDecryptionError, loadSigningKeys, watchSigningKeys } from "./oidc/keys.ts";
 import { mountProvider } from "./oidc/mount.ts";
 import { buildProvider } from "./oidc/provider.ts";
 import { BACKCHANNEL_LOGOUT_JOB, backchannelLogoutSender, providerSessionEnder } from "./oidc/sessions.ts";
@@ -51,22 +48,10 @@ import { studioRoutes } from "./routes/studio.ts";
 import { trialRoutes } from "./routes/trial.ts";
 import type { Services } from "./services.ts";
 import { endSessionsWithAccessLoss } from "./sessions/access-loss.ts";
-import { sweepSessions } from "./sessions/sessions.ts";
-import { captchasStore } from "./store/captchas.ts";
-import { codesStore } from "./store/codes.ts";
-import { type Db, type DbKind, logFailure, migrate, openDatabase, ping } from "./store/db.ts";
-import { discourseNoncesStore } from "./store/discourse-nonces.ts";
-import { federationStore } from "./store/federation.ts";
-import { jobsStore } from "./store/jobs.ts";
-import { oidcStore } from "./store/oidc.ts";
-import { outboxStore } from "./store/outbox.ts";
-import { rateLimitsStore } from "./store/rate-limits.ts";
-import { sessionLinksStore } from "./store/session-links.ts";
-import { signInAttemptsStore } from "./store/sign-in-attempts.ts";
+import { type Db, type DbKind, migrate, openDatabase, ping } from "./store/db.ts";
+import { startSweeper } from "./sweeper.ts";
 
 export type App = FastifyInstance & { db: Db; dbKind: DbKind; services: Services };
-
-const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /** Builds the whole gateway: database (migrated), plugins, routes and the SPA host page. */
 export async function buildApp(
@@ -82,8 +67,8 @@ export async function buildApp(
     jobFirstRetryMs?: number;
   } = {},
 ): Promise<App> {
-  const { db, kind, pool } = openDatabase(config.databaseUrl);
-  const newerMigrations = await migrate(db);
+  const { db, kind, pool } = openDatabase(config.databaseUrl, config.database.requests);
+  const newerMigrations = await migrate(db, config.database.admin);
   await dummyHash();
   // The provider's signing keys: made at first start, read (and decrypted) at every start (oidc/keys.ts).
   await ensureSigningKeys(db, config.sessionSecret);
@@ -161,6 +146,15 @@ export async function buildApp(
     firstDelayMs: options.jobFirstRetryMs,
     onStop: () => mailTransport.close(),
   });
+  // Issue #28: a rotation (`keys:rotate`) is picked up within SIGNING_KEYS_REFRESH_S, no restart.
+  const keyWatch = watchSigningKeys({
+    db,
+    sessionSecret: config.sessionSecret,
+    provider,
+    keys: signingKeys,
+    everyMs: config.signingKeysRefreshMs,
+    log: app.log,
+  });
   const services: Services = {
     config,
     db,
@@ -230,27 +224,11 @@ export async function buildApp(
     await registerHostPage(pages, config);
   });
 
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    Promise.all([
-      sweepSessions(db),
-      sessionLinksStore.deleteExpired(db, now),
-      sweepThrottle(db),
-      codesStore.deleteStale(db, now - 30 * 24 * 3600_000),
-      captchasStore.deleteStale(db, now),
-      rateLimitsStore.deleteStale(db, now),
-      outboxStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
-      oidcStore.deleteExpired(db, now),
-      federationStore.deleteExpired(db, now),
-      signInAttemptsStore.deleteExpired(db, now),
-      discourseNoncesStore.deleteExpired(db, now),
-      sweepRememberedBrowsers(db, now),
-      jobsStore.deleteFinishedBefore(db, now - MAIL_RETENTION_MS),
-    ]).catch((err) => logFailure(app.log, err, "sweep failed"));
-  }, SWEEP_EVERY_MS);
-  sweeper.unref();
+  // Issue #28: expired rows in bounded batches, and audit events past AUDIT_RETENTION_DAYS (sweeper.ts).
+  const sweeper = startSweeper(db, app.log, { auditRetentionMs: config.auditRetentionMs });
   app.addHook("onClose", async () => {
-    clearInterval(sweeper);
+    await sweeper.stop();
+    keyWatch.stop();
     await queue.stop();
     await db.destroy();
   });

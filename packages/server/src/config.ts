@@ -86,6 +86,21 @@ const Env = z.object({
   /** Issue #14: a second listener that serves only /metrics, without a token, on METRICS_HOST (default: HOST). */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).optional(),
+  /**
+   * Issue #28: how long a request's statement, or its wait for a row or table lock, may take on PostgreSQL before
+   * the request answers 503 with Retry-After (docs/decisions.md "Statement and lock timeouts"). 0 turns one off.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).default(2_000),
+  /** The same for migrations and the admin CLI, which build indexes and rewrite many rows. */
+  DATABASE_ADMIN_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(600_000),
+  DATABASE_ADMIN_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** SQLite: how long a write waits for another connection's write transaction before answering 503. */
+  SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Issue #28: audit events older than this many days are removed by the sweeper. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
+  /** Issue #28: how often a node reads the signing keys again, so it picks up `keys:rotate` without a restart. */
+  SIGNING_KEYS_REFRESH_S: z.coerce.number().int().min(1).max(60).default(30),
 });
 
 export interface Config {
@@ -129,6 +144,19 @@ export interface Config {
   discourse: DiscourseConfig | undefined;
   /** Where the metrics are served (issue #14); none are kept when neither METRICS_TOKEN nor METRICS_PORT is set. */
   metrics: MetricsConfig | undefined;
+  /** Issue #28: the database sessions' timeouts, for requests and for migrations and the admin CLI. */
+  database: { requests: DatabaseTimeouts; admin: DatabaseTimeouts };
+  /** AUDIT_RETENTION_DAYS in milliseconds: older audit events are swept. */
+  auditRetentionMs: number;
+  /** SIGNING_KEYS_REFRESH_S in milliseconds: how often a node reads the signing keys again. */
+  signingKeysRefreshMs: number;
+}
+
+/** How long a statement and a lock wait may take (PostgreSQL), and a write's wait for the lock (SQLite). */
+export interface DatabaseTimeouts {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  busyTimeoutMs: number;
 }
 
 /** /metrics: on the main port to the token's bearer, and/or on a port of its own without one (docs/deployment.md "Metrics"). */
@@ -194,6 +222,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     licenceHelperOrigin: licenceHelper(e, production),
     discourse: discourse(e, production),
     metrics: metrics(e),
+    database: {
+      requests: {
+        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: e.DATABASE_LOCK_TIMEOUT_MS,
+        busyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
+      },
+      admin: {
+        statementTimeoutMs: e.DATABASE_ADMIN_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: e.DATABASE_ADMIN_LOCK_TIMEOUT_MS,
+        busyTimeoutMs: Math.max(e.SQLITE_BUSY_TIMEOUT_MS, e.DATABASE_ADMIN_LOCK_TIMEOUT_MS),
+      },
+    },
+    auditRetentionMs: e.AUDIT_RETENTION_DAYS * 24 * 3600_000,
+    signingKeysRefreshMs: e.SIGNING_KEYS_REFRESH_S * 1000,
   };
 }
 

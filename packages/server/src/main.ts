@@ -58,7 +58,7 @@ await main().catch((error: unknown) => {
   if (isDatabaseUnavailable(error)) {
     // Nothing to serve without the database: say so plainly and let the supervisor start us again (issue #14).
     console.error(
-      `The database is not reachable (${error instanceof Error ? error.message : String(error)}): check DATABASE_URL and that the database is up.`,
+      `The database is not reachable or did not answer in time (${error instanceof Error ? error.message : String(error)}): check DATABASE_URL and that the database is up.`,
     );
     process.exit(1);
   }

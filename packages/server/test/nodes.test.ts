@@ -189,9 +189,9 @@ describe("three nodes on one PostgreSQL", () => {
     const oldKid = decodeProtectedHeader(before.access_token).kid;
 
     admin(databaseUrl, "keys:rotate");
-    // Not yet restarted, every node still signs with the old key and verifies the other nodes' tokens.
+    // Whether or not a node has picked up the rotation yet (issue #28: within SIGNING_KEYS_REFRESH_S, key-pickup.test.ts),
+    // every node verifies the other nodes' tokens.
     const stillOld = await refresh(node("B"), before.refresh_token);
-    expect(decodeProtectedHeader(stillOld.access_token).kid).toBe(oldKid);
     for (const at of nodes) await verifiedAt(at, stillOld.access_token);
 
     // A rolling restart: while one node is down the others serve; each restarted node signs with the new key,

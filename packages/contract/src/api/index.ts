@@ -484,7 +484,9 @@ export const api = {
     path: "/service_login/finish",
     body: serviceLogin.ServiceLoginFinishBody,
     answer: serviceLogin.ServiceLoginFinishAnswer,
-    statuses: [200, 400, 401, 403, 404],
+    statuses: [200, 400, 401, 403, 404, 429],
+    // Issue #28: per address here, and per account in the route (SERVICE_LOGIN_FINISH_PER_ACCOUNT).
+    rateLimit: "serviceLoginFinish",
   }),
   /** Our addition: the person declines; the site is told `access_denied`. */
   serviceLoginAbort: defineEndpoint({

@@ -98,7 +98,8 @@ export async function forgetAddress(db: Db, address: string): Promise<void> {
 }
 
 /** Drops counters that hold nothing worth keeping: attempt counts untouched for a day, ended recovery windows. */
-export async function sweepThrottle(db: Db, now = Date.now()): Promise<number> {
-  const attempts = await throttleStore.deleteStale(db, now - STALE_AFTER_MS, now);
-  return attempts + (await recoveryQuotaStore.deleteEnded(db, now));
+export async function sweepThrottle(db: Db, now = Date.now(), limit?: number): Promise<number> {
+  const attempts = await throttleStore.deleteStale(db, now - STALE_AFTER_MS, now, limit);
+  // The larger of the two batches: the sweeper calls again while either table may hold more (issue #28).
+  return Math.max(attempts, await recoveryQuotaStore.deleteEnded(db, now, limit));
 }

@@ -277,7 +277,8 @@ async function runCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<{ cod
     // The dev mailbox exists outside production only (ARCHITECTURE.md "mail").
     if (name === "mail:list" && config.production)
       throw new UsageError("mail:list shows the dev mailbox, which production does not have");
-    db = openDatabase(config.databaseUrl).db;
+    // Issue #28: the CLI's own, longer timeouts (a rotation, a bulk disable), not a request's few seconds.
+    db = openDatabase(config.databaseUrl, config.database.admin).db;
     await migrate(db);
     // Disabling or deleting here signs the person out of the forum too: the gateway's worker sends it (issue #13).
     sendSignOutsToForum(db, config.discourse);

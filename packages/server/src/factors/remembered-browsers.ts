@@ -48,6 +48,6 @@ export async function owesSecondFactor(
 }
 
 /** Drops remembered browsers past their 30 days (the sweeper). */
-export function sweepRememberedBrowsers(db: Db, now = Date.now()): Promise<number> {
-  return secondFactorsStore.deleteExpiredBrowsers(db, now);
+export function sweepRememberedBrowsers(db: Db, now = Date.now(), limit?: number): Promise<number> {
+  return secondFactorsStore.deleteExpiredBrowsers(db, now, limit);
 }

@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import type { FastifyRateLimitStore } from "@fastify/rate-limit";
+import type { FastifyReply } from "fastify";
 import { counts } from "../metrics/counts.ts";
 import type { Db } from "../store/db.ts";
 import { rateLimitsStore } from "../store/rate-limits.ts";
@@ -16,6 +17,31 @@ export function refuseOverLimit(db: Db) {
     counts(db).block("rate_limit");
     return new ApiError("rate_limited", { temporary: true });
   };
+}
+
+/**
+ * A limit per account, on the same store as the per-address ones (so it holds across nodes and restarts): counts
+ * one call of `name` by `userId` and refuses it, 429 `rate_limited` with Retry-After, past `rate.max` in the window.
+ * The row holds a hash of the name and the account id.
+ */
+export async function limitPerAccount(
+  db: Db,
+  reply: FastifyReply,
+  name: string,
+  userId: string,
+  rate: { max: number; windowMs: number },
+): Promise<void> {
+  const now = Date.now();
+  const { hits, windowEnds } = await rateLimitsStore.hit(db, accountLimitKey(name, userId), now, rate.windowMs);
+  if (hits <= rate.max) return;
+  counts(db).block("rate_limit");
+  reply.header("retry-after", String(Math.max(1, Math.ceil((windowEnds - now) / 1000))));
+  throw new ApiError("rate_limited", { temporary: true });
+}
+
+/** The rate_limits row of one account's count of `name`. */
+export function accountLimitKey(name: string, userId: string): string {
+  return hash("sha256", `account|${name}|${userId}`, "hex");
 }
 
 type Incr = Parameters<FastifyRateLimitStore["incr"]>;

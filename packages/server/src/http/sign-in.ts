@@ -10,7 +10,6 @@ import type { Db } from "../store/db.ts";
 import type { UserRow } from "../store/schema.ts";
 import { requestBrand, requestSite } from "./client.ts";
 import { ApiError } from "./errors.ts";
-import { clientMeta } from "./session.ts";
 
 /**
  * The HTTP side of the sign-in core (issue #24 §1): what a request tells the core (its browser, its host's return

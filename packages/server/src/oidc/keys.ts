@@ -1,6 +1,9 @@
 import { createCipheriv, createDecipheriv, generateKeyPair, hkdfSync, randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import { type Db, exclusively } from "../store/db.ts";
+import type { FastifyBaseLogger } from "fastify";
+import type Provider from "oidc-provider";
+import initializeKeyStore from "oidc-provider/lib/helpers/initialize_keystore.js";
+import { type Db, exclusively, logFailure } from "../store/db.ts";
 import { oidcKeysStore } from "../store/oidc-keys.ts";
 import type { OidcKeyRow, OidcKeyState } from "../store/schema.ts";
 
@@ -109,9 +112,10 @@ export async function ensureSigningKeys(db: Db, sessionSecret: string, now = Dat
 /**
  * Rotation (`npm run admin -- keys:rotate`): the waiting key starts signing, the signing one is kept only to
  * verify what it signed, the one kept before is dropped, and a new key waits. Every node publishes the waiting
- * key before it signs anything, so a node not yet restarted still verifies — and relying parties that cached
- * the JWKS still know — every key that signs. Run it less often than the longest JWT lifetime passes
- * (OIDC_TTL_S), so what the dropped key signed has expired.
+ * key before it signs anything, so a node that has not yet picked up the rotation (watchSigningKeys, within
+ * SIGNING_KEYS_REFRESH_S) still verifies — and relying parties that cached the JWKS still know — every key that
+ * signs. Run it less often than the longest JWT lifetime passes (OIDC_TTL_S), so what the dropped key signed has
+ * expired, and never twice within SIGNING_KEYS_REFRESH_S (the new waiting key must be published first).
  */
 export async function rotateSigningKeys(
   db: Db,
@@ -153,4 +157,56 @@ export async function loadSigningKeys(db: Db, sessionSecret: string): Promise<Pr
     (a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || b.created_at - a.created_at,
   );
   return rows.map((row) => openJwk(kek, row.kid, row.private_jwk));
+}
+
+/**
+ * Issue #28: makes `keys` the provider's key set in place, as its constructor does with `jwks` (the library's own
+ * loader validates them), so a running node signs with the newest current key and publishes the others without a
+ * restart. Everything that signs or serves the JWKS reads the key set at each use.
+ */
+export function useSigningKeys(provider: Provider, keys: PrivateJwk[]): void {
+  initializeKeyStore.call(provider, { keys });
+}
+
+/** The key set's identity: its kids in the provider's order (the first of each algorithm signs). */
+const keySetOf = (keys: PrivateJwk[]) => keys.map((key) => key.kid).join(" ");
+
+/**
+ * Issue #28: reads the signing keys every `everyMs` (SIGNING_KEYS_REFRESH_S) and gives the provider the new set
+ * when a rotation changed it, so every node signs with the new key within that time of `keys:rotate`. The key
+ * that starts signing was published as the waiting key since the rotation before, so every node, and every relying
+ * party's cached JWKS, already verifies it. A failed read (the database away) keeps the keys in use.
+ */
+export function watchSigningKeys(options: {
+  db: Db;
+  sessionSecret: string;
+  provider: Provider;
+  keys: PrivateJwk[];
+  everyMs: number;
+  log: FastifyBaseLogger;
+}): { refresh: () => Promise<boolean>; stop: () => void } {
+  const { db, sessionSecret, provider, log } = options;
+  let inUse = keySetOf(options.keys);
+  let reading: Promise<boolean> | undefined;
+  const read = async (): Promise<boolean> => {
+    const keys = await loadSigningKeys(db, sessionSecret);
+    const set = keySetOf(keys);
+    if (set === inUse) return false;
+    useSigningKeys(provider, keys);
+    inUse = set;
+    log.info({ kids: set }, "signing keys picked up");
+    return true;
+  };
+  /** One read at a time; answers whether the keys changed. */
+  const refresh = () => {
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+  const timer = setInterval(() => {
+    refresh().catch((err) => logFailure(log, err, "signing keys not read"));
+  }, options.everyMs);
+  timer.unref();
+  return { refresh, stop: () => clearInterval(timer) };
 }

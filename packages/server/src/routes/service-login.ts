@@ -1,9 +1,10 @@
-import { api, type ErrorCode } from "@gatehouse/contract";
+import { api, type ErrorCode, RATE_LIMITS, SERVICE_LOGIN_FINISH_PER_ACCOUNT } from "@gatehouse/contract";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Config } from "../config.ts";
 import { requestBrand } from "../http/client.ts";
 import { ApiError } from "../http/errors.ts";
+import { limit, limitPerAccount } from "../http/rate-limit.ts";
 import { clientMeta } from "../http/session.ts";
 import { gatewayCookieName } from "../oidc/gateway-session.ts";
 import {
@@ -52,12 +53,17 @@ export const serviceLoginRoutes: FastifyPluginAsyncZod<{ services: Services }> =
 
   app.post(
     `/api${api.serviceLoginFinish.path}`,
-    { schema: { body: api.serviceLoginFinish.body } },
-    async (request, reply) => ({
-      redirect_to: await refusingAs(() =>
-        finishInteraction(provider, db, exchangeOf(config, request, reply), request.body.consent),
-      ),
-    }),
+    // Issue #28: each finish may create a grant with an offline refresh token; bounded per address and per account.
+    { schema: { body: api.serviceLoginFinish.body }, config: limit(RATE_LIMITS.serviceLoginFinish) },
+    async (request, reply) => {
+      const user = request.session.user;
+      if (user) await limitPerAccount(db, reply, "serviceLoginFinish", user.user_id, SERVICE_LOGIN_FINISH_PER_ACCOUNT);
+      return {
+        redirect_to: await refusingAs(() =>
+          finishInteraction(provider, db, exchangeOf(config, request, reply), request.body.consent),
+        ),
+      };
+    },
   );
 
   app.post(`/api${api.serviceLoginAbort.path}`, async (request, reply) => ({

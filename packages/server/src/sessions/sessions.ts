@@ -154,8 +154,13 @@ export async function closeSessionOfAnother(db: Db, token: string, byUserId: str
   if (previous && previous.user_id !== byUserId) await closeSession(db, token, "sign_out");
 }
 
-/** Removes sessions past their lifetime or idle timeout; run periodically on every node. */
-export async function sweepSessions(db: Db, now = Date.now()): Promise<number> {
-  const ended = await endSessions(db, "expired", (trx) => sessionsStore.deleteExpired(trx, now, now - SESSION_IDLE_MS));
+/**
+ * Removes sessions past their lifetime or idle timeout, at most `limit` in one transaction (issue #28: the sweeper
+ * calls again until fewer are left); run periodically on every node.
+ */
+export async function sweepSessions(db: Db, now = Date.now(), limit?: number): Promise<number> {
+  const ended = await endSessions(db, "expired", (trx) =>
+    sessionsStore.deleteExpired(trx, now, now - SESSION_IDLE_MS, limit),
+  );
   return ended.length;
 }

@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { AuditRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of the audit trail. */
 export const auditStore = {
@@ -38,6 +40,10 @@ export const auditStore = {
     }
     return query.orderBy("at", "desc").orderBy("id", "desc").limit(limit).execute();
   },
+
+  /** Issue #28: at most `limit` events older than `before` per call (AUDIT_RETENTION_DAYS; the sweeper calls again). */
+  deleteOlderThan: (db: Db, before: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "audit", sql`at < ${before}`, limit),
 
   /** Keeps a deleted user's events for the statistics, without anything that points to the person. */
   anonymizeUser: async (db: Db, userId: string): Promise<void> => {

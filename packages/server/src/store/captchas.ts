@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of image captchas and spent bot-check tokens. */
 export const captchasStore = {
@@ -39,8 +41,10 @@ export const captchasStore = {
     return row !== undefined;
   },
 
-  deleteStale: async (db: Db, now: number): Promise<void> => {
-    await db.deleteFrom("captchas").where("expires_at", "<", now).execute();
-    await db.deleteFrom("spent_tokens").where("expires_at", "<", now).execute();
+  /** At most `limit` expired rows of each table per call (issue #28: the sweeper calls again). */
+  deleteStale: async (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> => {
+    const captchas = await deleteBatch(db, "captchas", sql`expires_at < ${now}`, limit);
+    const spent = await deleteBatch(db, "spent_tokens", sql`expires_at < ${now}`, limit);
+    return Math.max(captchas, spent);
   },
 };

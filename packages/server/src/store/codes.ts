@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { CodePurpose, CodeRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of the one-time codes table. */
 export const codesStore = {
@@ -40,8 +42,7 @@ export const codesStore = {
       .execute();
   },
 
-  deleteStale: async (db: Db, before: number): Promise<number> => {
-    const result = await db.deleteFrom("codes").where("expires_at", "<", before).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` codes expired before `before` per call (issue #28: the sweeper calls again). */
+  deleteStale: (db: Db, before: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "codes", sql`expires_at < ${before}`, limit),
 };

@@ -23,12 +23,27 @@ export interface OpenDatabase {
 /** What each opened database is, for `exclusively` (a transaction object is found by the database it came from). */
 const kinds = new WeakMap<Db, DbKind>();
 
+/**
+ * Issue #28: a session's timeouts (config.ts `database`). PostgreSQL's are set on every connection of the pool at
+ * its start, so no statement of a request waits longer than `statementTimeoutMs` nor for a lock longer than
+ * `lockTimeoutMs`, and the request answers 503 rather than hangs; SQLite waits `busyTimeoutMs` for another writer.
+ * Omitted, PostgreSQL has none and SQLite waits 5 s (scripts, test fixtures).
+ */
+export interface SessionTimeouts {
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  busyTimeoutMs?: number;
+}
+
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` (or `sqlite::memory:`) or `postgres://…`. */
-export function openDatabase(url: string): OpenDatabase {
+export function openDatabase(url: string, timeouts: SessionTimeouts = {}): OpenDatabase {
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     const pool = new pg.Pool({
       connectionString: url,
       max: 10,
+      // Sent in the start-up packet: every connection has them before its first query, and RESET returns to them.
+      ...(timeouts.statementTimeoutMs ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+      ...(timeouts.lockTimeoutMs ? { lock_timeout: timeouts.lockTimeoutMs } : {}),
       // A database that does not answer (a failover under way, a network partition) fails a request within 5 s
       // rather than holding it and its client until the balancer gives up (issue #14).
       connectionTimeoutMillis: 5_000,
@@ -44,10 +59,15 @@ export function openDatabase(url: string): OpenDatabase {
   }
   const path = url.slice("sqlite:".length);
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: openSqlite(path, timeouts.busyTimeoutMs) }),
+  });
   kinds.set(db, "sqlite");
   return { db, kind: "sqlite" };
 }
+
+/** How long `exclusively` waits for another node's turn. */
+const TURN_WAIT_MS = 60_000;
 
 /**
  * Runs `work` in one transaction that no other node runs at the same time, for a read-then-write that rows alone
@@ -57,8 +77,14 @@ export function openDatabase(url: string): OpenDatabase {
  */
 export async function exclusively<T>(db: Db, name: string, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    if (kinds.get(db) === "postgres")
+    if (kinds.get(db) === "postgres") {
+      // Waiting for the other node's turn (making RSA keys on a busy machine) is expected: this transaction waits up
+      // to TURN_WAIT_MS for it, not a request's statement and lock timeouts (issue #28); `local` ends with the transaction.
+      await sql`select set_config('lock_timeout', ${`${TURN_WAIT_MS}ms`}, true), set_config('statement_timeout', ${`${TURN_WAIT_MS}ms`}, true)`.execute(
+        trx,
+      );
       await sql`select pg_advisory_xact_lock(hashtext(${`gatehouse:${name}`}))`.execute(trx);
+    }
     return work(trx);
   });
 }
@@ -68,6 +94,13 @@ export async function exclusively<T>(db: Db, name: string, work: (trx: Db) => Pr
  * 08 connection exception, 57P01-57P03 shutdown/crash/starting up, 53300 too many connections.
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/u;
+/**
+ * Issue #28: the database there but too busy to answer in time: 57014 query_canceled (statement_timeout), 55P03
+ * lock_not_available (lock_timeout). Worth a retry in a moment too, never a hang nor a 500.
+ */
+const BUSY_STATES = new Set(["57014", "55P03"]);
+/** SQLite's SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes: another writer held on past the busy timeout. */
+const SQLITE_BUSY_CODES = new Set([5, 6]);
 /** What Node and pg say when there is no connection at all. */
 const UNAVAILABLE_ERRNOS = new Set([
   "ECONNREFUSED",
@@ -82,13 +115,18 @@ const UNAVAILABLE_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/u;
 
 /**
- * True when an error (or one of its causes) says the database could not be reached, so the request is worth
- * repeating in a moment (503 with Retry-After) rather than a fault of ours (500).
+ * True when an error (or one of its causes) says the database could not be reached, or did not answer within its
+ * statement, lock or busy timeout, so the request is worth repeating in a moment (503 with Retry-After) rather than
+ * a fault of ours (500).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+    if (typeof code === "string" && BUSY_STATES.has(code)) return true;
+    const errcode = (e as { errcode?: unknown }).errcode;
+    if (code === "ERR_SQLITE_ERROR" && typeof errcode === "number" && SQLITE_BUSY_CODES.has(errcode & 0xff))
+      return true;
     if (UNAVAILABLE_MESSAGES.test(e.message)) return true;
     if (e instanceof AggregateError && e.errors.some(isDatabaseUnavailable)) return true;
   }
@@ -138,7 +176,24 @@ async function appliedMigrations(db: Db): Promise<string[]> {
  * it already has every migration of this release; one that lacks some of ours and has others we do not know is not a
  * database this release can run on, and that throws.
  */
-export async function migrate(db: Db): Promise<string[]> {
+export async function migrate(db: Db, timeouts: SessionTimeouts = {}): Promise<string[]> {
+  if (kinds.get(db) !== "postgres" || (!timeouts.statementTimeoutMs && !timeouts.lockTimeoutMs)) return migrateOn(db);
+  // Issue #28: migrations build indexes on large tables, which the requests' few seconds would cancel: they run on
+  // one connection under their own (longer) timeouts, which RESET returns to the pool's afterwards.
+  return db.connection().execute(async (connection) => {
+    await sql`select set_config('statement_timeout', ${String(timeouts.statementTimeoutMs ?? 0)}, false), set_config('lock_timeout', ${String(timeouts.lockTimeoutMs ?? 0)}, false)`.execute(
+      connection,
+    );
+    try {
+      return await migrateOn(connection);
+    } finally {
+      await sql`reset statement_timeout`.execute(connection).catch(() => {});
+      await sql`reset lock_timeout`.execute(connection).catch(() => {});
+    }
+  });
+}
+
+async function migrateOn(db: Db): Promise<string[]> {
   const known = Object.keys(await migrationProvider.getMigrations());
   const applied = await appliedMigrations(db);
   const newer = applied.filter((name) => !known.includes(name));

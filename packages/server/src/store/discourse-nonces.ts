@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of the DiscourseConnect nonces we answered (issue #13). */
 export const discourseNoncesStore = {
@@ -21,8 +23,7 @@ export const discourseNoncesStore = {
     return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
   },
 
-  deleteExpired: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("discourse_nonces").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` expired nonces per call (issue #28: the sweeper calls again until fewer are left). */
+  deleteExpired: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "discourse_nonces", sql`expires_at <= ${now}`, limit),
 };

@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { FederationFlowRow, FederationPendingRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Round trips to identity providers and the answers that wait for the person (issue #11). */
 export const federationStore = {
@@ -52,9 +54,10 @@ export const federationStore = {
     return row && row.expires_at > now ? row : undefined;
   },
 
-  deleteExpired: async (db: Db, now: number): Promise<number> => {
-    const flows = await db.deleteFrom("federation_flows").where("expires_at", "<=", now).executeTakeFirst();
-    const pending = await db.deleteFrom("federation_pending").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(flows.numDeletedRows) + Number(pending.numDeletedRows);
+  /** At most `limit` expired rows of each table per call (issue #28: the sweeper calls again). */
+  deleteExpired: async (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> => {
+    const flows = await deleteBatch(db, "federation_flows", sql`expires_at <= ${now}`, limit);
+    const pending = await deleteBatch(db, "federation_pending", sql`expires_at <= ${now}`, limit);
+    return Math.max(flows, pending);
   },
 };

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { OidcModelRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** What the provider's adapter writes for one model instance. */
 export interface OidcModelWrite {
@@ -214,8 +215,7 @@ export const oidcStore = {
     return row?.gateway_session_id;
   },
 
-  deleteExpired: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("oidc_models").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` expired models per call (issue #28: the sweeper calls again). */
+  deleteExpired: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "oidc_models", sql`expires_at <= ${now}`, limit),
 };

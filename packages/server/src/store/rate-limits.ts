@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "./db.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of the per-client-address rate limits: fixed windows, counted in the database all instances share. */
 export const rateLimitsStore = {
@@ -22,7 +23,7 @@ export const rateLimitsStore = {
     return { hits: Number(row.hits), windowEnds: Number(row.window_ends) };
   },
 
-  deleteStale: async (db: Db, now: number): Promise<void> => {
-    await db.deleteFrom("rate_limits").where("window_ends", "<=", now).execute();
-  },
+  /** At most `limit` ended windows per call (issue #28: the sweeper calls again). */
+  deleteStale: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "rate_limits", sql`window_ends <= ${now}`, limit),
 };

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "./db.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Queries of the recovery-mail quota: mails per address in fixed windows, in a key space of their own. */
 export const recoveryQuotaStore = {
@@ -26,8 +27,7 @@ export const recoveryQuotaStore = {
     await db.deleteFrom("recovery_quota").where("key", "=", key).execute();
   },
 
-  deleteEnded: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("recovery_quota").where("window_ends", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` ended windows per call (issue #28: the sweeper calls again). */
+  deleteEnded: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "recovery_quota", sql`window_ends <= ${now}`, limit),
 };

@@ -1,5 +1,7 @@
 import { hash } from "node:crypto";
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** The key of an account's count of wrong second-factor codes (scope `second_factor` of login_throttle). */
 export const codeFailuresKey = (userId: string): string => hash("sha256", `second-factor:${userId}`, "hex");
@@ -117,10 +119,9 @@ export const secondFactorsStore = {
     await db.deleteFrom("remembered_browsers").where("user_id", "=", userId).execute();
   },
 
-  deleteExpiredBrowsers: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("remembered_browsers").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` expired remembered browsers per call (issue #28: the sweeper calls again). */
+  deleteExpiredBrowsers: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "remembered_browsers", sql`expires_at <= ${now}`, limit),
 
   /** The account's passkeys, as the security section lists them (b writes the rows). */
   passkeysOf: (db: Db, userId: string) =>

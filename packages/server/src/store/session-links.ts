@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { SessionLinkRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Link codes that carry a session to another brand host (issue #10 §5). */
 export const sessionLinksStore = {
@@ -16,8 +18,7 @@ export const sessionLinksStore = {
     return row && row.expires_at > now ? row : undefined;
   },
 
-  deleteExpired: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("session_links").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` expired links per call (issue #28: the sweeper calls again). */
+  deleteExpired: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "session_links", sql`expires_at <= ${now}`, limit),
 };

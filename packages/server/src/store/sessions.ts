@@ -1,6 +1,7 @@
 import type { CompiledQuery } from "kysely";
 import type { Db } from "./db.ts";
 import type { NewSessionRow, SessionRow, UserRow } from "./schema.ts";
+import { SWEEP_BATCH } from "./sweep.ts";
 
 export type SessionWithUser = Omit<SessionRow, "pending_step"> & {
   email: string;
@@ -184,10 +185,17 @@ export const sessionsStore = {
     return query.returning([...ENDED, "sign_in_id", "last_seen_at", "expires_at"]).execute();
   },
 
-  deleteExpired: async (db: Db, now: number, idleBefore: number): Promise<EndedSession[]> =>
+  /** At most `limit` sessions past their lifetime or idle timeout per call (issue #28: the sweeper calls again). */
+  deleteExpired: async (db: Db, now: number, idleBefore: number, limit = SWEEP_BATCH): Promise<EndedSession[]> =>
     db
       .deleteFrom("sessions")
-      .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", idleBefore)]))
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("sessions")
+          .select("id")
+          .where((inner) => inner.or([inner("expires_at", "<=", now), inner("last_seen_at", "<=", idleBefore)]))
+          .limit(limit),
+      )
       .returning(ENDED)
       .execute(),
 };

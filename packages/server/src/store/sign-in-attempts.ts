@@ -1,6 +1,8 @@
 import type { OwedStep } from "@gatehouse/contract";
+import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { SignInAttemptRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** Sign-in attempts that owe a step (issue #24), one per browser. */
 export const signInAttemptsStore = {
@@ -60,8 +62,7 @@ export const signInAttemptsStore = {
     await db.deleteFrom("sign_in_attempts").where("user_id", "=", userId).execute();
   },
 
-  deleteExpired: async (db: Db, now: number): Promise<number> => {
-    const result = await db.deleteFrom("sign_in_attempts").where("expires_at", "<=", now).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` expired attempts per call (issue #28: the sweeper calls again). */
+  deleteExpired: (db: Db, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(db, "sign_in_attempts", sql`expires_at <= ${now}`, limit),
 };

@@ -4,9 +4,11 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 /**
  * Adapts `node:sqlite` to the better-sqlite3 shape Kysely's SqliteDialect drives, so SQLite needs no native
  * addon (ARCHITECTURE.md). Prepared statements are cached by SQL text: Kysely prepares on every query.
+ * `busyTimeoutMs` (SQLITE_BUSY_TIMEOUT_MS): how long a write waits for another connection's write transaction
+ * before SQLITE_BUSY, which a request answers with 503 and Retry-After (issue #28).
  */
-export function openSqlite(path: string): SqliteDatabase {
-  const db = new DatabaseSync(path, { timeout: 5000 });
+export function openSqlite(path: string, busyTimeoutMs = 5000): SqliteDatabase {
+  const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   const cache = new Map<string, SqliteStatement>();
   return {

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "./db.ts";
 import type { AttemptScope, ThrottleRow } from "./schema.ts";
+import { deleteBatch, SWEEP_BATCH } from "./sweep.ts";
 
 /** One allowance of password attempts: whose it is, and which account it belongs to. */
 export interface AllowanceKey {
@@ -74,12 +75,12 @@ export const throttleStore = {
   },
 
   /** Drops counts untouched since `before` that hold no running block. */
-  deleteStale: async (db: Db, before: number, now: number): Promise<number> => {
-    const result = await db
-      .deleteFrom("login_throttle")
-      .where("updated_at", "<", before)
-      .where((eb) => eb.or([eb("blocked_until", "is", null), eb("blocked_until", "<=", now)]))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  },
+  /** At most `limit` of them per call (issue #28: the sweeper calls again). */
+  deleteStale: (db: Db, before: number, now: number, limit = SWEEP_BATCH): Promise<number> =>
+    deleteBatch(
+      db,
+      "login_throttle",
+      sql`updated_at < ${before} and (blocked_until is null or blocked_until <= ${now})`,
+      limit,
+    ),
 };

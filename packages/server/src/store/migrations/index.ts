@@ -17,6 +17,7 @@ import * as secondFactors from "./015-second-factors.ts";
 import * as securityPage from "./016-security-page.ts";
 import * as activityOrder from "./017-activity-order.ts";
 import * as oneQueue from "./018-one-queue.ts";
+import * as sweepIndexes from "./019-sweep-indexes.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "016-security-page": securityPage,
   "017-activity-order": activityOrder,
   "018-one-queue": oneQueue,
+  "019-sweep-indexes": sweepIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
