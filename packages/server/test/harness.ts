@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import type { Answer } from "./client.ts";
@@ -17,6 +17,36 @@ export const TEST_TEMPLATE =
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "gatehouse-test-"));
 }
+
+/** The databases a server test can run on. */
+export type DatabaseName = "SQLite" | "PostgreSQL";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The databases this lane tests (vitest.config.ts): the fast lane SQLite, the integration lane PostgreSQL. */
+    databases: DatabaseName[];
+  }
+}
+
+/**
+ * `describe.each` over rows that each start with a database's name, keeping only the rows of the lane's databases:
+ * `npm run test:fast` runs the SQLite halves (no PostgreSQL started), `npm run test:integration` the PostgreSQL
+ * halves, so each half runs once in `npm test`. A block for one database names it alone (`[["SQLite"]]`); in a
+ * file with PostgreSQL halves every top-level block goes through here, so the integration lane repeats none.
+ */
+export function describeDatabases(rows: [DatabaseName, Database][]): DescribeEach<Database>;
+export function describeDatabases(rows: [DatabaseName, OptionalDatabase][]): DescribeEach<OptionalDatabase>;
+export function describeDatabases(rows: [DatabaseName][]): DescribeEach<undefined>;
+export function describeDatabases(rows: [DatabaseName, unknown?][]): DescribeEach<unknown> {
+  const lane = inject("databases") ?? ["SQLite", "PostgreSQL"];
+  const kept = rows.filter(([name]) => lane.includes(name));
+  return (title, body) => describe.each(kept)(title, (name, database) => body(name, database));
+}
+
+/** A row's database: the URL of a fresh one (or, optionally, undefined for startServer's own SQLite file). */
+type Database = () => Promise<string>;
+type OptionalDatabase = () => Promise<string | undefined>;
+type DescribeEach<T> = (title: string, body: (name: DatabaseName, database: T) => void) => void;
 
 /** A fresh, empty PostgreSQL database on the run's server. */
 export function freshPostgres(): Promise<string> {

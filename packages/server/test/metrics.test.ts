@@ -2,11 +2,19 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { LOCKOUT_THRESHOLD, OIDC_API_RESOURCE, RATE_LIMITS, RECOVERY_MAILS_PER_ADDRESS } from "@gatehouse/contract";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createMetrics } from "../src/metrics/registry.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { Client, expectErrorObject, freshPostgres, registrationBody, startServer, type TestServer } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  freshPostgres,
+  registrationBody,
+  startServer,
+  type TestServer,
+} from "./harness.ts";
 import {
   Browser,
   codeRequest,
@@ -87,7 +95,7 @@ async function register(url: string) {
   );
 }
 
-describe("/metrics on the main port, behind METRICS_TOKEN (SQLite)", () => {
+describeDatabases([["SQLite"]])("/metrics on the main port, behind METRICS_TOKEN (%s)", () => {
   let server: OidcServer;
   let app: oidc.Configuration;
   const lines: string[] = [];
@@ -317,7 +325,7 @@ describe("/metrics on the main port, behind METRICS_TOKEN (SQLite)", () => {
   });
 });
 
-describe("/metrics on METRICS_PORT alone (PostgreSQL)", () => {
+describeDatabases([["PostgreSQL"]])("/metrics on METRICS_PORT alone (%s)", () => {
   let server: TestServer;
   let metricsUrl: string;
 
@@ -403,7 +411,7 @@ describe("/metrics on METRICS_PORT alone (PostgreSQL)", () => {
   });
 });
 
-describe("scrapes while the database does not answer", () => {
+describeDatabases([["SQLite"]])("scrapes while the database does not answer", () => {
   it("say so within the timeout (up 0, mail NaN), and ask it nothing more while its questions are out", async () => {
     // A PostgreSQL that takes connections and never says a word: every question hangs.
     const sockets: Socket[] = [];
@@ -437,7 +445,7 @@ describe("scrapes while the database does not answer", () => {
   });
 });
 
-describe("without METRICS_TOKEN or METRICS_PORT", () => {
+describeDatabases([["SQLite"]])("without METRICS_TOKEN or METRICS_PORT", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer();
@@ -457,7 +465,7 @@ describe("without METRICS_TOKEN or METRICS_PORT", () => {
   });
 });
 
-describe("METRICS_TOKEN, METRICS_PORT and METRICS_HOST are validated at start", () => {
+describeDatabases([["SQLite"]])("METRICS_TOKEN, METRICS_PORT and METRICS_HOST are validated at start", () => {
   const load = (env: Record<string, string>) => () =>
     loadConfig({ NODE_ENV: "test", SESSION_SECRET: "test-secret-that-is-long-enough-123456", ...env });
 

@@ -1,12 +1,12 @@
 import { ProfileAnswer } from "@gatehouse/contract";
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import type { Db } from "../src/store/db.ts";
 import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
+import { Client, describeDatabases, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 const PASSWORD = "Granite-Kettle-58";
@@ -33,7 +33,7 @@ async function everyValue(db: Db): Promise<string[]> {
   return values;
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("profile, deletion and audit on %s", (_name, database) => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
 import { issueCode } from "../src/codes/codes.ts";
 import { totpCode } from "../src/factors/totp.ts";
-import { expectErrorObject, freshPostgres } from "./harness.ts";
+import { describeDatabases, expectErrorObject, freshPostgres } from "./harness.ts";
 import {
   Browser,
   codeRequest,
@@ -33,7 +33,7 @@ const SESSION_SECRET = "test-secret-that-is-long-enough-123456";
 /** Clients enough for two pages of the list. */
 const SHOPS = Array.from({ length: SECURITY_PAGE_SIZE + 2 }, (_, i) => `shop-${String(i).padStart(2, "0")}`);
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("apps with access (%s)", (_name, database) => {

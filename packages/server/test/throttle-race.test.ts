@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { LOCKOUT_THRESHOLD } from "@gatehouse/contract";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
-import { Client, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import { Client, describeDatabases, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 /**
  * The soft lock cannot be raced (issue #8): every attempt is counted, atomically, before its password is verified,
@@ -32,7 +32,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${join(tempDir(), "race.db")}`],
   ["PostgreSQL", freshPostgres],
 ])("sign-in throttle under a burst, two instances on %s", (_name, database) => {

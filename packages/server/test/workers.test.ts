@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { JOB_LEASE_MS, type JobWorker, startJobWorker } from "../src/jobs/worker.ts";
 import type { MailTransport, OutgoingMail } from "../src/mail/transport.ts";
 import { MAIL_LEASE_MS, type MailWorker, startMailWorker } from "../src/mail/worker.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #13 review: two nodes' workers on one database, with a slow job and a clock the test moves (a handler
@@ -17,7 +17,7 @@ import { freshPostgres, tempDir } from "./harness.ts";
 const quiet = { info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogger;
 const HOUR = 3_600_000;
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/workers.db`],
   ["PostgreSQL", freshPostgres],
 ])("job and mail workers of two nodes on %s", (_name, url) => {
