@@ -19,11 +19,17 @@ const INTEGRATION = [
   "races-startup",
 ].map((name) => `test/${name}.test.ts`);
 
+/** The server test files whose text holds `needle`. */
+const serverTestsWith = (needle: string) =>
+  readdirSync(SERVER_TESTS)
+    .filter((file) => file.endsWith(".test.ts") && readFileSync(join(SERVER_TESTS, file), "utf8").includes(needle))
+    .map((file) => `test/${file}`);
+
 /** The server test files with PostgreSQL halves (describeDatabases in test/harness.ts): both lanes run them. */
-const WITH_POSTGRES_HALVES = readdirSync(SERVER_TESTS)
-  .filter((file) => file.endsWith(".test.ts"))
-  .filter((file) => readFileSync(join(SERVER_TESTS, file), "utf8").includes('["PostgreSQL"'))
-  .map((file) => `test/${file}`);
+const WITH_POSTGRES_HALVES = serverTestsWith('["PostgreSQL"');
+
+/** Files that replace a module (vi.mock) need a module graph of their own, so they run isolated. */
+const MOCKING = serverTestsWith("vi.mock(");
 
 /**
  * The fast lane's SQLite files live on tmpfs: an in-memory database (`sqlite::memory:`) belongs to one connection,
@@ -35,6 +41,10 @@ const SERVER = { root: "packages/server", testTimeout: 20_000, hookTimeout: 60_0
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker per core less one: a single worker on a 2-core machine, which then waits on
+    // the network and the clock as often as it computes. One per core; more made the timing tests
+    // (expectSameTiming) fail under load.
+    maxWorkers: 2,
     projects: [
       { test: { name: "contract", root: "packages/contract", include: ["test/**/*.test.ts"] } },
       {
@@ -42,8 +52,21 @@ export default defineConfig({
           ...SERVER,
           // The fast lane (`npm run test:fast`): SQLite halves only, no PostgreSQL server started.
           name: "server",
+          // One module graph per worker rather than per file: importing the app again for every file cost more
+          // than its tests. A file that mocks a module (vi.mock) runs isolated below.
+          isolate: false,
           include: ["test/**/*.test.ts"],
-          exclude: INTEGRATION,
+          exclude: [...INTEGRATION, ...MOCKING],
+          provide: { databases: ["SQLite"] },
+          env: RAM_DISK,
+        },
+      },
+      {
+        test: {
+          ...SERVER,
+          // The fast lane's files that mock a module, each in a module graph of its own.
+          name: "server-mocking",
+          include: MOCKING.filter((file) => !INTEGRATION.includes(file)),
           provide: { databases: ["SQLite"] },
           env: RAM_DISK,
         },
