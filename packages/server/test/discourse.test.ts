@@ -253,7 +253,8 @@ describeDatabases([["SQLite"]])("DiscourseConnect provider (issue #13)", () => {
     const statuses = async () =>
       (await jobsStore.list(server.app.db)).filter((j) => j.payload.includes(person.id)).map((j) => j.status);
     await expect.poll(statuses, { timeout: 5000 }).toEqual(["done"]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // One more pass of the worker: a done job is not sent again.
+    await server.app.services.jobs.runOnce();
     expect(logOutsOf(person.id)).toBe(1);
   });
 
@@ -331,11 +332,13 @@ describeDatabases([["SQLite"]])("DiscourseConnect provider (issue #13)", () => {
 
     const people = [disabled, deleted, reset, erased, changed.person, live.person];
     for (const person of people) await expect.poll(() => logOutsOf(person.id), { timeout: 5000 }).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    for (const person of people) {
-      expect(logOutsOf(person.id)).toBe(1);
-      expect((await jobsOf(person.id)).map((j) => j.status)).toEqual(["done"]);
-    }
+    for (const person of people)
+      await expect
+        .poll(async () => (await jobsOf(person.id)).map((j) => j.status), { timeout: 5000 })
+        .toEqual(["done"]);
+    // One more pass of the worker: a done job is not sent again.
+    await server.app.services.jobs.runOnce();
+    for (const person of people) expect(logOutsOf(person.id)).toBe(1);
   });
 
   it("retries through a forum outage until the sign-out arrives, and loses nothing", { timeout: 60_000 }, async () => {
@@ -414,7 +417,11 @@ describeDatabases([["PostgreSQL"]])("forum sign-out with two gateways on one dat
     await expect
       .poll(() => people.every(({ person }) => forum.logOuts.includes(person.id)), { timeout: 10_000 })
       .toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every job done, and one more pass of each node's worker: none is sent again.
+    const pending = async () =>
+      (await jobsStore.list(first.app.db, "forum_log_out")).filter((job) => job.status !== "done").length;
+    await expect.poll(pending, { timeout: 10_000 }).toBe(0);
+    await Promise.all(servers.map((server) => server.app.services.jobs.runOnce()));
     for (const { person } of people) expect(forum.logOuts.filter((id) => id === person.id)).toHaveLength(1);
   });
 });

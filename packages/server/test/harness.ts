@@ -6,7 +6,7 @@ import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import type { Answer } from "./client.ts";
 import { createDatabase } from "./postgres.ts";
-import { TestSmtp } from "./smtp.ts";
+import { type MailWanted, type ReceivedMail, TestSmtp } from "./smtp.ts";
 
 export { type Answer, Client } from "./client.ts";
 
@@ -144,6 +144,19 @@ export function useMailServer(database: () => Promise<string | undefined> = asyn
     await fixture.smtp?.stop();
   });
   return fixture;
+}
+
+/**
+ * A mail the server sends to `address` (TestSmtp.waitFor's `wanted`): its mail worker runs once first, so the test
+ * waits for the mail rather than for the worker's next turn.
+ */
+export async function mailTo(
+  { server, smtp }: MailServer,
+  address: string,
+  wanted: MailWanted = {},
+): Promise<ReceivedMail> {
+  await server.app.services.mail.runOnce();
+  return smtp.waitFor(address, wanted);
 }
 
 /**

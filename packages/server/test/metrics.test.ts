@@ -2,7 +2,7 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { LOCKOUT_THRESHOLD, OIDC_API_RESOURCE, RATE_LIMITS, RECOVERY_MAILS_PER_ADDRESS } from "@gatehouse/contract";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { createMetrics } from "../src/metrics/registry.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -317,9 +317,8 @@ describeDatabases([["SQLite"]])("/metrics on the main port, behind METRICS_TOKEN
       headers: { authorization: "Bearer presented-by-a-stranger-0123456789abcdef" },
     });
     await scrape(server.url);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(lines.join("")).toContain('"url":"/metrics"'));
     const logged = lines.join("");
-    expect(logged).toContain('"url":"/metrics"');
     expect(logged).not.toContain(TOKEN);
     expect(logged).not.toContain("presented-by-a-stranger");
   });

@@ -24,6 +24,13 @@ function decodeQuotedPrintable(raw: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
+/** Which mail `TestSmtp.waitFor` waits for. */
+export interface MailWanted {
+  nth?: number | "last";
+  having?: (mail: ReceivedMail) => boolean;
+  timeoutMs?: number;
+}
+
 /**
  * A real SMTP server on loopback that keeps what it receives; it can be stopped and started to test outages, and can
  * hold every message's final answer, as a slow mail server does.
@@ -36,6 +43,8 @@ export class TestSmtp {
   private readonly onMail: ((mail: ReceivedMail) => void) | undefined;
   private holding: boolean;
   private readonly held: Array<() => void> = [];
+  /** Those waiting for a mail (waitFor), told of each arrival. */
+  private readonly arrivals = new Set<() => void>();
 
   /**
    * `onMail`: told of each mail as it arrives (the browser suite's log scan keeps them, e2e/run.ts). `holding`: each
@@ -61,6 +70,7 @@ export class TestSmtp {
           const accept = () => {
             this.received.push(mail);
             this.onMail?.(mail);
+            for (const check of [...this.arrivals]) check();
             done();
           };
           if (!this.holding) accept();
@@ -104,15 +114,36 @@ export class TestSmtp {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  /** Waits until a mail to `address` arrives and returns it. */
-  async waitFor(address: string, timeoutMs = 15_000): Promise<ReceivedMail> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const mail = this.received.find((m) => m.to.includes(address));
-      if (mail) return mail;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no mail to ${address} within ${timeoutMs} ms`);
+  /**
+   * The one mail waiter of the server tests: the `nth` mail (1-based, default the first; "last" for the latest) to
+   * `address` among those `having` accepts, as soon as it has arrived (each arrival is told to the waiters; nothing
+   * polls), or an error naming it after `timeoutMs`.
+   */
+  waitFor(address: string, options: MailWanted | number = {}): Promise<ReceivedMail> {
+    const {
+      nth = 1,
+      having = () => true,
+      timeoutMs = 15_000,
+    } = typeof options === "number" ? { timeoutMs: options } : options;
+    const find = () => {
+      const mails = this.received.filter((mail) => mail.to.includes(address) && having(mail));
+      return nth === "last" ? mails.at(-1) : mails[nth - 1];
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const mail = find();
+        if (!mail) return;
+        clearTimeout(timer);
+        this.arrivals.delete(check);
+        resolve(mail);
+      };
+      const timer = setTimeout(() => {
+        this.arrivals.delete(check);
+        reject(new Error(`mail #${nth} to ${address} did not arrive within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.arrivals.add(check);
+      check();
+    });
   }
 }
 
