@@ -11,6 +11,7 @@ import { proofOf } from "../src/signin/proofs.ts";
 import { usersStore } from "../src/store/users.ts";
 import {
   Browser,
+  codeFlowTokens,
   codeRequest,
   createPerson,
   discover,
@@ -18,6 +19,7 @@ import {
   PASSWORD,
   readJson,
   SITE_SECRET,
+  signedIn as signedInAt,
   startOidcServer,
 } from "./oidc-harness.ts";
 import { Listener } from "./oidc-loopback.ts";
@@ -65,18 +67,10 @@ describe("openid-client as a relying party of the running provider", () => {
     await backchannel.close();
   });
 
-  async function signedIn() {
-    const person = await createPerson(server.app);
-    const browser = new Browser(server);
-    await browser.signIn(person.email);
-    return { person, browser };
-  }
+  const signedIn = () => signedInAt(server);
 
-  async function siteTokens(browser: Browser, parameters: Record<string, string> = {}) {
-    const request = await codeRequest(site, SITE_CALLBACK, parameters);
-    const callback = await browser.authorize(request.url);
-    return { callback, tokens: await oidc.authorizationCodeGrant(site, callback, request.checks) };
-  }
+  const siteTokens = (browser: Browser, parameters: Record<string, string> = {}) =>
+    codeFlowTokens(site, SITE_CALLBACK, browser, parameters);
 
   it("signs a person in to a web site with code + PKCE and hands out their claims at userinfo", async () => {
     const { person, browser } = await signedIn();

@@ -10,13 +10,13 @@ import { describeDatabases, expectErrorObject, freshPostgres } from "./harness.t
 import {
   Browser,
   codeRequest,
-  createPerson,
   discover,
   FinishError,
   type OidcServer,
   PASSWORD,
   readJson,
   SITE_SECRET,
+  signedIn as signedInAt,
   startOidcServer,
 } from "./oidc-harness.ts";
 import { Listener } from "./oidc-loopback.ts";
@@ -83,12 +83,7 @@ describeDatabases([
     await backchannel.close();
   });
 
-  async function signedIn() {
-    const person = await createPerson(server.app);
-    const browser = new Browser(server);
-    await browser.signIn(person.email);
-    return { person, browser };
-  }
+  const signedIn = () => signedInAt(server);
 
   /** The desktop app's sign-in with `offline_access` (granted only with prompt=consent, OIDC Core §11). */
   async function desktopOffline(browser: Browser) {

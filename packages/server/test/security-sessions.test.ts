@@ -24,6 +24,7 @@ import {
 import { BRAND, CENTRAL, Browser as HostBrowser } from "./host-browser.ts";
 import {
   Browser,
+  codeFlowTokens,
   codeRequest,
   createPerson,
   discover,
@@ -441,10 +442,7 @@ describeDatabases([
 
   it("a password change ends the sites of the other sign-ins, and keeps those of the browser that changed it", async () => {
     const person = await createPerson(server.app);
-    const siteTokensOf = async (browser: Browser) => {
-      const request = await codeRequest(site, CALLBACK);
-      return oidc.authorizationCodeGrant(site, await browser.authorize(request.url), request.checks);
-    };
+    const siteTokensOf = async (browser: Browser) => (await codeFlowTokens(site, CALLBACK, browser)).tokens;
     const elsewhere = new Browser(server);
     await elsewhere.signIn(person.email);
     const theirs = await siteTokensOf(elsewhere);
