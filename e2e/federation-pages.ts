@@ -6,8 +6,6 @@ import { createPerson, isFocused, stubExternalSites, visit } from "./support.ts"
 
 /** What the federation browser tests do on Gatehouse's pages, as a person does, over one fixture. */
 export const PASSWORD = "Granite-Kettle-58";
-export const PHONE = { width: 390, height: 844 };
-export const DESKTOP = { width: 1280, height: 800 };
 export const BUTTON = {
   google: "Sign in with Google",
   facebook: "Continue with Facebook",

@@ -13,9 +13,11 @@ import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-ap
 import { startTestSmtp } from "./run.ts";
 import {
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   SCREENSHOTS,
   screenshot,
   signIn,
@@ -30,8 +32,6 @@ import {
  * minutes. One Gatehouse whose clock the test moves (e2e/fake-clock.ts): each code is computed at the server's
  * time, in a 30-second step no code of this account was used in yet (a code is accepted once).
  */
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = "Granite-Kettle-58";
 const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
 
