@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
-import type { Answer } from "./client.ts";
+import { type Answer, Client } from "./client.ts";
 import { createDatabase } from "./postgres.ts";
 import { type MailWanted, type ReceivedMail, TestSmtp } from "./smtp.ts";
 
@@ -144,6 +144,33 @@ export function useMailServer(database: () => Promise<string | undefined> = asyn
     await fixture.smtp?.stop();
   });
   return fixture;
+}
+
+/**
+ * The race tests' set-up: `count` instances of the app on one database (nodes behind a load balancer), started by
+ * `start` in turn before the first test of the block (each told those started before it) and closed after its last.
+ * `browser(i)` is a client of its own address (each under the per-address limits; TRUST_PROXY) on instance `i % count`.
+ */
+export function useInstances<Instance extends { url: string; close(): Promise<void> }>(
+  database: () => Promise<string>,
+  start: (databaseUrl: string, started: Instance[]) => Promise<Instance>,
+  count = 2,
+) {
+  const instances: Instance[] = [];
+  let ip = 0;
+  beforeAll(async () => {
+    const databaseUrl = await database();
+    for (let i = 0; i < count; i++) instances.push(await start(databaseUrl, instances));
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+  });
+  const browser = (i: number) => {
+    ip += 1;
+    const address = `198.18.${ip >> 8}.${ip % 256}`;
+    return new Client((instances[i % count] as Instance).url, { "x-forwarded-for": address }).start();
+  };
+  return { instances, browser };
 }
 
 /**
