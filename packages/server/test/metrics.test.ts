@@ -317,7 +317,7 @@ describeDatabases([["SQLite"]])("/metrics on the main port, behind METRICS_TOKEN
       headers: { authorization: "Bearer presented-by-a-stranger-0123456789abcdef" },
     });
     await scrape(server.url);
-    await vi.waitFor(() => expect(lines.join("")).toContain('"url":"/metrics"'));
+    await vi.waitFor(() => expect(lines.join("")).toContain('"url":"/metrics"'), { timeout: 5000 });
     const logged = lines.join("");
     expect(logged).not.toContain(TOKEN);
     expect(logged).not.toContain("presented-by-a-stranger");

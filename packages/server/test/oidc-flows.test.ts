@@ -1,7 +1,7 @@
 import { OIDC_API_RESOURCE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTrial } from "../src/accounts/trials.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { sessionCookieName } from "../src/http/session.ts";
@@ -421,7 +421,12 @@ describe("openid-client as a relying party of the running provider", () => {
       const request = await codeRequest(site, SITE_CALLBACK, parameters);
       await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 401, code: "not_authenticated" });
       expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: true });
-      await new Promise((resolve) => setTimeout(resolve, 1000)); // auth_time counts whole seconds
+      // auth_time counts whole seconds: the fresh sign-in must fall in a later one than the first.
+      const second = Math.floor(Date.now() / 1000);
+      await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(second), {
+        interval: 20,
+        timeout: 3000,
+      });
       await browser.signIn(person.email);
       expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: false });
       const finished = await browser.post("/api/service_login/finish", {});

@@ -56,7 +56,9 @@ describe("GET /api/studio/complete", () => {
 
     // The log holds neither this request's token nor the complete page's when the browser opens it.
     await browser.get(`${location.pathname}${location.search}`);
-    await vi.waitFor(() => expect(lines.join("")).toContain("/register/trimble/complete?access_token=REDACTED"));
+    await vi.waitFor(() => expect(lines.join("")).toContain("/register/trimble/complete?access_token=REDACTED"), {
+      timeout: 5000,
+    });
     const logged = lines.join("");
     expect(logged).toContain("/api/studio/complete");
     expect(logged).not.toContain(token);
