@@ -13,7 +13,7 @@ export const BUTTON = {
 };
 export type Platform = keyof typeof BUTTON;
 /** The sign-in page with Edit account as its return address (a path on our own origin is always allowed). */
-export const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
+export { TO_PROFILE } from "./support.ts";
 
 /** Presses Tab until the element has the focus (at most `max` times); fails if it never does. */
 export async function tabTo(page: Page, target: Locator, max = 20) {

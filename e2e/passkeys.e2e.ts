@@ -17,6 +17,7 @@ import {
   PHONE,
   screenshot,
   signIn,
+  TO_PROFILE,
   uniqueEmail,
   visit,
 } from "./support.ts";
@@ -28,7 +29,6 @@ import {
  * /service_login; an authenticator that does not verify the user is refused; the screens in 7 brands.
  */
 const PASSWORD = "Granite-Kettle-58";
-const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
 
 /** One desktop app per brand (a native client on the loopback redirect), as service-login.e2e.ts has them. */
 const CLIENTS_FILE = clientsFileOf(
