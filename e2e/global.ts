@@ -197,7 +197,8 @@ function loud(line: string): boolean {
 }
 
 async function waitFor(url: string, server: ChildProcess) {
-  const deadline = Date.now() + 30_000;
+  // Generous: two browser lanes run side by side in CI (.ci/run), and a start under load has taken over 30 s.
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new ServerExited(`the server exited with ${server.exitCode}`);
     try {
