@@ -50,7 +50,10 @@ type DescribeEach<T> = (title: string, body: (name: DatabaseName, database: T) =
 
 /** A fresh, empty PostgreSQL database on the run's server. */
 export function freshPostgres(): Promise<string> {
-  return createDatabase(inject("postgresUrl"));
+  const url = inject("postgresUrl");
+  // The fast lane starts no PostgreSQL: a PostgreSQL half belongs in describeDatabases (or the file in INTEGRATION).
+  if (!url) throw new Error("no PostgreSQL in this lane: put the block in describeDatabases (vitest.config.ts)");
+  return createDatabase(url);
 }
 
 export interface TestServer {
