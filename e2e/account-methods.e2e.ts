@@ -4,9 +4,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import { type StandInLicenceHelper, startLicenceHelper } from "../scripts/licence-helper/stand-in.ts";
 import { useFederation } from "./federation-fixture.ts";
-import { completeProfile, federationPages, PASSWORD, PHONE, TO_PROFILE } from "./federation-pages.ts";
+import { completeProfile, federationPages, PASSWORD, TO_PROFILE } from "./federation-pages.ts";
 import { layoutProblems, settled } from "./layout.ts";
-import { expectAccessible, screenshot, signIn, uniqueEmail } from "./support.ts";
+import { expectAccessible, PHONE, screenshot, signIn, uniqueEmail } from "./support.ts";
 
 /**
  * Issue #25 in Chromium: an account made with Google (no password) sets one from Edit account through a mailed

@@ -2,7 +2,7 @@ import { BRAND_IDS } from "@gatehouse/contract";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { createPerson, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
+import { createPerson, PHONE, screenshot, signIn, uniqueEmail, useMailService, visit } from "./support.ts";
 
 /**
  * Issue #25 "States that are not errors must not look like errors", in Chromium: a used activation link of an active
@@ -13,7 +13,6 @@ import { createPerson, screenshot, signIn, uniqueEmail, useMailService, visit } 
 const FORUM = "https://forum.gatehouse.example";
 const fx = useMailService(() => ({ DISCOURSE_URL: FORUM, DISCOURSE_SECRET: "calm-states-forum-secret" }));
 const PASSWORD = "Granite-Kettle-58";
-const PHONE = { width: 390, height: 844 };
 
 const open = (path: string) => visit(fx.browser, path, {}, fx.service.baseUrl);
 

@@ -1,10 +1,20 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { expect, vi } from "vitest";
 import { type Service, startService } from "./global.ts";
 
 const PRELOAD = resolve(import.meta.dirname, "fake-clock.ts");
 let clocks = 0;
+
+/** A file's text, or undefined while it does not exist. */
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 /** A Gatehouse whose wall clock a test can move forward (`e2e/fake-clock.ts`), with the environment given. */
 export async function startServiceWithClock(
@@ -24,7 +34,7 @@ export async function startServiceWithClock(
     if (service.pid === undefined) throw new Error("the service has no process id");
     process.kill(service.pid, "SIGUSR2");
     // The signal is handled on the server's next turn of its event loop: wait until its clock says so.
-    await new Promise((done) => setTimeout(done, 200));
+    await vi.waitFor(() => expect(readIfThere(`${file}.seen`)).toBe(String(offset)), { interval: 10 });
   };
   return { service, advance };
 }

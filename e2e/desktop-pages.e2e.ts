@@ -19,9 +19,11 @@ import { POPUP_CLOSE_MESSAGE } from "../packages/web/src/screens/popup/opener.ts
 import { type Service, startService } from "./global.ts";
 import {
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   screenshot,
   signIn,
   stubExternalSites,
@@ -35,8 +37,6 @@ import {
  * a brand site on another loopback host name (the message reaches an allowed opener only), and /logout?ua=.
  */
 const ROOT = join(import.meta.dirname, "..");
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = "Granite-Kettle-58";
 
 /** The brand site that opens the sign-in popup: allowed in the brands file's returnHosts. */

@@ -4,7 +4,7 @@
  * whenever the process receives SIGUSR2. Only the wall clock moves: timers and the event loop run as usual, so a
  * test can jump a day ahead (an expired mailed link) without waiting or touching the server's code.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 
 const file = process.env.FAKE_CLOCK_FILE;
 if (!file) throw new Error("fake-clock: FAKE_CLOCK_FILE is not set");
@@ -27,4 +27,6 @@ class ShiftedDate extends RealDate {
 globalThis.Date = ShiftedDate as DateConstructor;
 process.on("SIGUSR2", () => {
   offset = Number(readFileSync(file, "utf8")) || 0;
+  // Told back, so the test waits for this rather than for a guessed while (clock.ts).
+  writeFileSync(`${file}.seen`, String(offset));
 });

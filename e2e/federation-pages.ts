@@ -6,8 +6,6 @@ import { createPerson, isFocused, stubExternalSites, visit } from "./support.ts"
 
 /** What the federation browser tests do on Gatehouse's pages, as a person does, over one fixture. */
 export const PASSWORD = "Granite-Kettle-58";
-export const PHONE = { width: 390, height: 844 };
-export const DESKTOP = { width: 1280, height: 800 };
 export const BUTTON = {
   google: "Sign in with Google",
   facebook: "Continue with Facebook",
@@ -15,7 +13,7 @@ export const BUTTON = {
 };
 export type Platform = keyof typeof BUTTON;
 /** The sign-in page with Edit account as its return address (a path on our own origin is always allowed). */
-export const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
+export { TO_PROFILE } from "./support.ts";
 
 /** Presses Tab until the element has the focus (at most `max` times); fails if it never does. */
 export async function tabTo(page: Page, target: Locator, max = 20) {

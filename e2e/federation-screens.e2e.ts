@@ -2,9 +2,9 @@ import { BRAND_IDS, BRANDS, type BrandId } from "@gatehouse/contract";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { atProvider, useFederation } from "./federation-fixture.ts";
-import { DESKTOP, federationPages, PASSWORD, PHONE, TO_PROFILE, tabTo } from "./federation-pages.ts";
+import { federationPages, PASSWORD, TO_PROFILE, tabTo } from "./federation-pages.ts";
 import { layoutProblems, settled } from "./layout.ts";
-import { expectAccessible, isFocused, screenshot, uniqueEmail } from "./support.ts";
+import { DESKTOP, expectAccessible, isFocused, PHONE, screenshot, uniqueEmail } from "./support.ts";
 
 /**
  * Issue #11 in Chromium: every screen of social and corporate sign-in in every brand on a phone and a desktop

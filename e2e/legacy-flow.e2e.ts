@@ -188,7 +188,8 @@ describe("the legacy flow (spec §4, issue #10 §3)", () => {
     await page.goto(`${service.baseUrl}${loginWith(`${siteOrigin}/fresh`, { prompt: "login" })}`);
     // Signed in, and still asked: the login page itself, its form and no redirect.
     await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
-    await page.waitForTimeout(500);
+    // The network quiet (networkidle): a redirect on its way would still be loading.
+    await page.waitForLoadState("networkidle");
     expect(new URL(page.url()).pathname).toBe("/");
     await signIn(page, email, PASSWORD);
     expect(await siteVerdict(page)).toBe(`verified ${await userGuid(context)}`);

@@ -102,12 +102,13 @@ describe("linked sessions across brand hosts (spec §4, issue #10 §5)", () => {
     const { context, page, trips } = await newBrowser();
     await page.goto(`${cloud}/`);
     await page.getByLabel("Username or email").waitFor();
-    await page.waitForTimeout(500);
+    // The network quiet for half a second (Playwright's networkidle): a loop of round trips never gets there.
+    await page.waitForLoadState("networkidle");
     expect(new URL(page.url()).origin).toBe(cloud);
     expect(trips.length).toBe(1);
     await page.reload();
     await page.getByLabel("Username or email").waitFor();
-    await page.waitForTimeout(500);
+    await page.waitForLoadState("networkidle");
     expect(trips.length).toBe(1);
     await context.close();
   });

@@ -2,7 +2,17 @@ import { BRAND_IDS, BRANDS, LANGUAGE_COOKIE, type Language, loadCatalog } from "
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { layoutProblems, settled } from "./layout.ts";
-import { admin, baseUrl, createPerson, launch, signIn, stubExternalSites, uniqueEmail, visit } from "./support.ts";
+import {
+  admin,
+  baseUrl,
+  createPerson,
+  launch,
+  PHONE,
+  signIn,
+  stubExternalSites,
+  uniqueEmail,
+  visit,
+} from "./support.ts";
 
 /**
  * Issue #8, one defect a test: long words that widened the page, Japanese and Korean set in Chinese fonts and
@@ -15,7 +25,6 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-const PHONE = { width: 390, height: 844 };
 const PASSWORD = "Granite-Kettle-58";
 /** The longest address the e-mail rule allows (254 characters), without a place to break. */
 const LONGEST_EMAIL = `${"q".repeat(64)}@${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(57)}.com`;

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createPerson, launch, screenshot, uniqueEmail, visit } from "./support.ts";
+import { baseUrl, createPerson, devMail, launch, screenshot, uniqueEmail, visit } from "./support.ts";
 
 /**
  * Issue #25 "Language and mail": a reset asked on a German page is mailed in German and its link opens a German
@@ -18,14 +18,7 @@ const cloudBase = () => baseUrl().replace("//localhost:", "//cloud.localhost:");
 
 /** The dev mailbox's address of the newest mail to a recipient, once it is there. */
 async function mailboxEntry(recipient: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const list = await (await fetch(`${baseUrl()}/dev/mail`)).text();
-    for (const [, to, id] of list.matchAll(/<td>([^<]*)<\/td><td><a href="\/dev\/mail\/([^"]+)">/gu))
-      if (to === recipient) return `${baseUrl()}/dev/mail/${id}`;
-    if (Date.now() > deadline) throw new Error(`no mail to ${recipient} in the dev mailbox`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return (await devMail(recipient)).url;
 }
 
 /** Every Content-Security-Policy violation the page reports, from the console and the DOM event. */

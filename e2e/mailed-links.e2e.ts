@@ -16,16 +16,7 @@ const fx = useMailService();
 const PASSWORD = "Granite-Kettle-58";
 
 /** The n-th mail to an address (1-based), once it has arrived. */
-async function nthMail(fixture: MailFixture, address: string, n: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const mails = fixture.smtp.received.filter((m) => m.to.includes(address));
-    const mail = mails[n - 1];
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`mail #${n} to ${address} did not arrive`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const nthMail = (fixture: MailFixture, address: string, n: number) => fixture.smtp.waitFor(address, { nth: n });
 
 /** Every Referer the page sends from now on, with the request it went with. */
 function recordReferers(page: Page): string[] {

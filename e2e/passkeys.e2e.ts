@@ -10,11 +10,14 @@ import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-ap
 import { startTestSmtp } from "./run.ts";
 import {
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   screenshot,
   signIn,
+  TO_PROFILE,
   uniqueEmail,
   visit,
 } from "./support.ts";
@@ -25,10 +28,7 @@ import {
  * account on a brand host, then the sign-in with it alone from the sign-in page and from a desktop app's
  * /service_login; an authenticator that does not verify the user is refused; the screens in 7 brands.
  */
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = "Granite-Kettle-58";
-const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
 
 /** One desktop app per brand (a native client on the loopback redirect), as service-login.e2e.ts has them. */
 const CLIENTS_FILE = clientsFileOf(

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BRAND_IDS, STEP_UP_MS, TOTP as TOTP_SETTINGS } from "@gatehouse/contract";
 import { Secret, TOTP } from "otpauth";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestSmtp } from "../packages/server/test/smtp.ts";
 import { startServiceWithClock } from "./clock.ts";
@@ -13,12 +13,16 @@ import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-ap
 import { startTestSmtp } from "./run.ts";
 import {
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   SCREENSHOTS,
   screenshot,
+  signedInVisitor,
   signIn,
+  TO_PROFILE,
   uniqueEmail,
   visit,
 } from "./support.ts";
@@ -30,10 +34,7 @@ import {
  * minutes. One Gatehouse whose clock the test moves (e2e/fake-clock.ts): each code is computed at the server's
  * time, in a 30-second step no code of this account was used in yet (a code is accepted once).
  */
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = "Granite-Kettle-58";
-const TO_PROFILE = `/?return_to=${encodeURIComponent("/profile/edit")}`;
 
 let browser: Browser;
 let smtp: TestSmtp;
@@ -119,13 +120,7 @@ const security = (page: Page) => page.getByRole("region", { name: "Sign-in and s
 const acceptConfirms = (page: Page) => page.on("dialog", (dialog) => void dialog.accept());
 
 /** A person with a password, and a browser signed in as them on Edit account. */
-async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
-  const visitor = await visit(browser, TO_PROFILE, {}, service.baseUrl);
-  await signIn(visitor.page, email, PASSWORD);
-  await visitor.page.getByRole("heading", { name: "Edit account", level: 1 }).waitFor();
-  acceptConfirms(visitor.page);
-  return visitor;
-}
+const signedIn = (email: string) => signedInVisitor(browser, email, PASSWORD, service.baseUrl);
 
 /** Signs in with the password up to the second-factor screen. */
 async function toSecondFactor(page: Page, email: string): Promise<void> {

@@ -19,6 +19,7 @@ import {
   reportOnFailure,
   screenshot,
   signIn,
+  signInTo,
   uniqueEmail,
 } from "./support.ts";
 
@@ -89,11 +90,8 @@ async function person(): Promise<string> {
 }
 
 /** Signs in on the sign-in page, then opens the security page (or another page, named by its heading). */
-async function signedInAt(page: Page, email: string, path = SECURITY, heading = "Devices, apps and activity") {
-  await page.goto(`/?return_to=${encodeURIComponent(path)}`);
-  await signIn(page, email, PASSWORD);
-  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-}
+const signedInAt = (page: Page, email: string, path = SECURITY, heading = "Devices, apps and activity") =>
+  signInTo(page, email, PASSWORD, path, heading);
 
 /** The partner's authorization request: code + PKCE S256, offline access with the consent that needs. */
 function authorizeUrl() {

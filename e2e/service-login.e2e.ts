@@ -4,11 +4,12 @@ import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { linkIn } from "../packages/server/test/smtp.ts";
 import { useFederation } from "./federation-fixture.ts";
-import { completeProfile, federationPages, PHONE, TO_PROFILE } from "./federation-pages.ts";
+import { completeProfile, federationPages, TO_PROFILE } from "./federation-pages.ts";
 import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-app.ts";
 import {
   createPerson,
   expectAccessible,
+  PHONE,
   registerStepOne,
   registerStepTwo,
   screenshot,

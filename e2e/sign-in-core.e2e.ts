@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Service, startService } from "./global.ts";
 import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-app.ts";
-import { adminOn, expectAccessible, launch, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
+import { adminOn, expectAccessible, launch, PHONE, screenshot, signIn, uniqueEmail, visit } from "./support.ts";
 
 /**
  * Issue #24 in Chromium: a sign-in that owes steps is an attempt on the server, not a session; the browser does the
@@ -12,7 +12,6 @@ import { adminOn, expectAccessible, launch, screenshot, signIn, uniqueEmail, vis
  */
 const PASSWORD = "correct horse battery";
 const NEW_PASSWORD = "Copper-Lantern-91!";
-const PHONE = { width: 390, height: 844 };
 
 let app: LoopbackApp;
 let service: Service;

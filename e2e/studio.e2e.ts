@@ -6,14 +6,16 @@ import { freePort } from "../packages/server/test/ports.ts";
 import { type StandInIdp, startStandInIdp } from "../scripts/idp/stand-in.ts";
 import { type StandInLicenceHelper, startLicenceHelper } from "../scripts/licence-helper/stand-in.ts";
 import { atProvider } from "./federation-fixture.ts";
-import { completeProfile, DESKTOP, PASSWORD, PHONE, tabTo } from "./federation-pages.ts";
+import { completeProfile, PASSWORD, tabTo } from "./federation-pages.ts";
 import { type Service, startService } from "./global.ts";
 import { layoutProblems, settled } from "./layout.ts";
 import {
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   reportOnFailure,
   screenshot,
   stubExternalSites,

@@ -3,16 +3,46 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
-import { afterAll, beforeAll, expect, inject, onTestFailed } from "vitest";
+import { afterAll, beforeAll, expect, inject, onTestFailed, vi } from "vitest";
 import type { TestSmtp } from "../packages/server/test/smtp.ts";
-import { CHROMIUM, runEnvironment, type Service, startService } from "./global.ts";
+import { CHROMIUM, COMPILE_CACHE, runEnvironment, type Service, startService } from "./global.ts";
 import { TEST_PASSWORDS } from "./passwords.ts";
 import { startTestSmtp } from "./run.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-export const SCREENSHOTS = join(import.meta.dirname, "screenshots");
+/** Where screenshots land; E2E_SCREENSHOTS moves a second lane's elsewhere when two run at once (.ci/run). */
+export const SCREENSHOTS = process.env.E2E_SCREENSHOTS || join(import.meta.dirname, "screenshots");
 
 export const baseUrl = () => inject("baseUrl");
+
+/** The phone and desktop every screen is looked at on (a 390×844 phone, a 1280×800 desktop). */
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 800 };
+
+/**
+ * The dev mailbox's waiter (a service without SMTP_URL keeps its mail at /dev/mail): the address and body of the
+ * newest mail to `recipient` whose body `having` accepts, once it is there. The mailbox is a web page, so it is
+ * asked again until then (vi.waitFor).
+ */
+export function devMail(
+  recipient: string,
+  having: (body: string) => boolean = () => true,
+  base: string = baseUrl(),
+): Promise<{ url: string; body: string }> {
+  return vi.waitFor(
+    async () => {
+      const list = await (await fetch(`${base}/dev/mail`)).text();
+      for (const [, to, id] of list.matchAll(/<td>([^<]*)<\/td><td><a href="\/dev\/mail\/([^"]+)">/gu)) {
+        if (to !== recipient) continue;
+        const url = `${base}/dev/mail/${id}`;
+        const body = await (await fetch(url)).text();
+        if (having(body)) return { url, body };
+      }
+      throw new Error(`no mail to ${recipient} in the dev mailbox`);
+    },
+    { timeout: 15_000, interval: 100 },
+  );
+}
 
 /**
  * Debian's Chromium, headless, with the flags this machine needs (no background networking: no network here).
@@ -142,7 +172,7 @@ export async function adminWith(env: Record<string, string>, ...args: string[]):
     process.execPath,
     [join(ROOT, "packages/server/src/admin/cli.ts"), ...args],
     {
-      env: { ...process.env, NODE_ENV: "test", ...runEnvironment(), ...env },
+      env: { ...process.env, ...COMPILE_CACHE, NODE_ENV: "test", ...runEnvironment(), ...env },
     },
   );
   return stdout;
@@ -211,6 +241,35 @@ export async function signIn(page: Page, email: string, password: string): Promi
   // Exact: the providers' buttons ("Sign in with Google", …) share the words.
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   return answer;
+}
+
+/** The sign-in page on its way to `path`, where a signed-in screen sends a visitor (`return_to`). */
+export const signInFor = (path: string) => `/?return_to=${encodeURIComponent(path)}`;
+export const TO_PROFILE = signInFor("/profile/edit");
+
+/** Signs in on the sign-in page on its way to `path`, and waits for that page (its h1 `heading`). */
+export async function signInTo(
+  page: Page,
+  email: string,
+  password: string,
+  path = "/profile/edit",
+  heading = "Edit account",
+): Promise<void> {
+  await page.goto(signInFor(path));
+  await signIn(page, email, password);
+  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+}
+
+/**
+ * The opening of a signed-in browser test: a new visitor (`visit`) on `base`, signed in on their way to Edit account,
+ * with the page's confirmations (Sign out everywhere else, Remove …) answered yes.
+ */
+export async function signedInVisitor(browser: Browser, email: string, password: string, base = baseUrl()) {
+  const visitor = await visit(browser, TO_PROFILE, {}, base);
+  visitor.page.on("dialog", (dialog) => void dialog.accept());
+  await signIn(visitor.page, email, password);
+  await visitor.page.getByRole("heading", { name: "Edit account", level: 1 }).waitFor();
+  return visitor;
 }
 
 /** The password the registration tests sign up with (one of passwords.ts, which the log scan looks for). */

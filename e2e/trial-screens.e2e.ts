@@ -4,16 +4,18 @@ import { deriveKey } from "altcha-lib/algorithms/sha";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corporateOnlyFile } from "../packages/server/test/idps.ts";
-import { DESKTOP, PHONE, tabTo } from "./federation-pages.ts";
+import { tabTo } from "./federation-pages.ts";
 import { startService } from "./global.ts";
 import { layoutProblems, settled } from "./layout.ts";
 import {
   admin,
   baseUrl,
   createPerson,
+  DESKTOP,
   expectAccessible,
   isFocused,
   launch,
+  PHONE,
   REGISTER_PASSWORD,
   screenshot,
   stubExternalSites,

@@ -40,15 +40,7 @@ afterAll(async () => {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The n-th mail to an address (1-based), once it has arrived. */
-async function nthMail(address: string, n: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const mail = smtp.received.filter((m) => m.to.includes(address))[n - 1];
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`mail #${n} to ${address} did not arrive`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const nthMail = (address: string, n: number) => smtp.waitFor(address, { nth: n });
 
 /** A mailed link as this test's service serves it (links name the brand's public host), on the brand's theme. */
 function onService(link: URL, theme: string): string {

@@ -15,6 +15,7 @@ import { layoutProblems, settled } from "./layout.ts";
 import {
   admin,
   baseUrl,
+  devMail,
   expectAccessible,
   launch,
   REGISTER_PASSWORD,
@@ -61,22 +62,12 @@ afterAll(() => browser?.close());
 
 /** The newest mailed link to `path` for a recipient, read from the dev mailbox (the e2e service has no SMTP). */
 async function mailedLink(recipient: string, path: string): Promise<string> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const list = await (await fetch(`${baseUrl()}/dev/mail`)).text();
-    for (const [, to, id] of list.matchAll(/<td>([^<]*)<\/td><td><a href="\/dev\/mail\/([^"]+)">/gu)) {
-      if (to !== recipient) continue;
-      const body = await (await fetch(`${baseUrl()}/dev/mail/${id}`)).text();
-      const match = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/.]/gu, "\\$&")}\\?[^\\s"<>]+`, "u").exec(body);
-      if (match) {
-        const url = new URL(match[0].replaceAll("&amp;", "&"));
-        // The walk picks its own language; the link's `lang` (the mail's language) would override it.
-        url.searchParams.delete("lang");
-        return url.pathname + url.search;
-      }
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no ${path} mail for ${recipient}`);
+  const link = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/.]/gu, "\\$&")}\\?[^\\s"<>]+`, "u");
+  const { body } = await devMail(recipient, (text) => link.test(text));
+  const url = new URL((link.exec(body) as RegExpExecArray)[0].replaceAll("&amp;", "&"));
+  // The walk picks its own language; the link's `lang` (the mail's language) would override it.
+  url.searchParams.delete("lang");
+  return url.pathname + url.search;
 }
 
 let visitors = 0;

@@ -2,9 +2,9 @@ import { BRAND_IDS, BRANDS, LANGUAGE_COOKIE, type Language, loadCatalog } from "
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { atProvider, useFederation } from "./federation-fixture.ts";
-import { federationPages, PASSWORD, PHONE } from "./federation-pages.ts";
+import { federationPages, PASSWORD } from "./federation-pages.ts";
 import { layoutProblems, settled } from "./layout.ts";
-import { expectAccessible, screenshot, signIn, uniqueEmail } from "./support.ts";
+import { expectAccessible, PHONE, screenshot, signIn, uniqueEmail } from "./support.ts";
 
 /**
  * Issue #25 "Buttons and layout people recognise" and "Typography" in Chromium, with the stand-in identity

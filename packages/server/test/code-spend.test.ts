@@ -1,6 +1,6 @@
 import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS, PASSWORD_SETUP_TTL_MS } from "@gatehouse/contract";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { deleteAccount } from "../src/accounts/deletion.ts";
 import { verifyPassword } from "../src/accounts/passwords.ts";
 import { resetPassword, setupPassword } from "../src/accounts/recovery.ts";
@@ -11,7 +11,7 @@ import { checkCode } from "../src/factors/second-factor.ts";
 import type { MailSite } from "../src/mail/links.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { usersStore } from "../src/store/users.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #28: reset, set-up and deletion spend their code in the transaction that does the work (the password hashed
@@ -22,7 +22,7 @@ const OLD = "Granite-Kettle-58";
 const NEW = "Copper-Lantern-91!";
 const site: MailSite = { brand: "default", origin: "http://localhost:8080" };
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/spend.db`],
   ["PostgreSQL", freshPostgres],
 ])("codes spent in the work's transaction on %s", (_name, url) => {

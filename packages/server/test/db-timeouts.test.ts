@@ -6,14 +6,22 @@
 import { DatabaseSync } from "node:sqlite";
 import { sql } from "kysely";
 import pg from "pg";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
 import { ensureSigningKeys } from "../src/oidc/keys.ts";
 import { migrate, openDatabase } from "../src/store/db.ts";
 import { oidcKeysStore } from "../src/store/oidc-keys.ts";
 import { desktopTokens } from "./desktop-sign-in.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  freshPostgres,
+  startServer,
+  type TestServer,
+  tempDir,
+} from "./harness.ts";
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -76,7 +84,7 @@ function expectOAuthRetryLater(result: Awaited<ReturnType<typeof refreshAt>>, wi
   expect(result.elapsedMs).toBeLessThan(withinMs);
 }
 
-describe("PostgreSQL statement and lock timeouts", () => {
+describeDatabases([["PostgreSQL"]])("statement and lock timeouts on %s", () => {
   /** Another session that holds every table the sign-in reads or writes until `release`. */
   async function holdTables(url: string) {
     const holder = new pg.Client({ connectionString: url });
@@ -149,7 +157,7 @@ describe("PostgreSQL statement and lock timeouts", () => {
   });
 });
 
-describe("nodes taking turns (the first signing keys) on PostgreSQL", () => {
+describeDatabases([["PostgreSQL"]])("nodes taking turns (the first signing keys) on %s", () => {
   it("wait for the other node's turn longer than a request's statement and lock timeouts", async () => {
     const url = await freshPostgres();
     const { db } = openDatabase(url, { statementTimeoutMs: 200, lockTimeoutMs: 100 });
@@ -181,7 +189,7 @@ describe("nodes taking turns (the first signing keys) on PostgreSQL", () => {
   });
 });
 
-describe("SQLite busy timeout", () => {
+describeDatabases([["SQLite"]])("the busy timeout of %s", () => {
   it("answers 503 with Retry-After when another connection holds a write past SQLITE_BUSY_TIMEOUT_MS", async () => {
     const file = `${tempDir()}/busy.db`;
     const server = await start(`sqlite:${file}`, { SQLITE_BUSY_TIMEOUT_MS: "200" });
@@ -213,7 +221,7 @@ describe("SQLite busy timeout", () => {
   });
 });
 
-describe("the timeouts' configuration", () => {
+describeDatabases([["SQLite"]])("the timeouts' configuration", () => {
   const base = { NODE_ENV: "test", SESSION_SECRET: "test-secret-that-is-long-enough-123456" };
 
   it("defaults to a few seconds for requests and longer for migrations and the admin command line", () => {

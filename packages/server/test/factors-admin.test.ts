@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #26, the admin command line: `factors:list` shows a person's second factors, `factors:reset` removes them
  * all with the remembered browsers (audited and mailed to the person), keeping the account and its sessions.
  */
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/factors.db`],
   ["PostgreSQL", freshPostgres],
 ])("factors:list and factors:reset (%s)", (_name, database) => {

@@ -8,10 +8,10 @@ import { createUser, disableUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
 import { sealSecret, totpCode } from "../src/factors/totp.ts";
 import { secondFactorsStore } from "../src/store/second-factors.ts";
-import { Client, expectErrorObject, startServer, type TestServer, tempDir } from "./harness.ts";
+import { Client, expectErrorObject, mailTo, startServer, type TestServer, tempDir } from "./harness.ts";
 import { standInProvidersFile } from "./idps.ts";
 import { freePort } from "./ports.ts";
-import { linkIn, TestSmtp } from "./smtp.ts";
+import { linkIn, type ReceivedMail, TestSmtp } from "./smtp.ts";
 
 /**
  * Issue #11: social and corporate sign-in, end to end over HTTP: the real gateway as the relying party of the
@@ -41,15 +41,12 @@ afterAll(async () => {
 
 /** The link of the latest mail to an address, by its path. */
 async function mailedCode(address: string, path: string): Promise<string> {
-  await server.app.services.mail.runOnce();
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const mail = smtp.received.filter((m) => m.to.includes(address)).at(-1);
-    const code = mail && URL.parse(linkIn(mail, path).href)?.searchParams.get("code");
-    if (code) return code;
-    if (Date.now() > deadline) throw new Error(`no mail to ${address} with ${path}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const codeIn = (mail: ReceivedMail) => URL.parse(linkIn(mail, path).href)?.searchParams.get("code");
+  return (
+    codeIn(
+      await mailTo({ server, smtp }, address, { nth: "last", having: (mail) => mail.text.includes(`${path}?`) }),
+    ) ?? ""
+  );
 }
 
 interface Person {

@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
-import type { Answer } from "./client.ts";
+import { type Answer, Client } from "./client.ts";
 import { createDatabase } from "./postgres.ts";
-import { TestSmtp } from "./smtp.ts";
+import { type MailWanted, type ReceivedMail, TestSmtp } from "./smtp.ts";
 
 export { type Answer, Client } from "./client.ts";
 
@@ -18,9 +18,42 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "gatehouse-test-"));
 }
 
+/** The databases a server test can run on. */
+export type DatabaseName = "SQLite" | "PostgreSQL";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The databases this lane tests (vitest.config.ts): the fast lane SQLite, the integration lane PostgreSQL. */
+    databases: DatabaseName[];
+  }
+}
+
+/**
+ * `describe.each` over rows that each start with a database's name, keeping only the rows of the lane's databases:
+ * `npm run test:fast` runs the SQLite halves (no PostgreSQL started), `npm run test:integration` the PostgreSQL
+ * halves, so each half runs once in `npm test`. A block for one database names it alone (`[["SQLite"]]`); in a
+ * file with PostgreSQL halves every top-level block goes through here, so the integration lane repeats none.
+ */
+export function describeDatabases(rows: [DatabaseName, Database][]): DescribeEach<Database>;
+export function describeDatabases(rows: [DatabaseName, OptionalDatabase][]): DescribeEach<OptionalDatabase>;
+export function describeDatabases(rows: [DatabaseName][]): DescribeEach<undefined>;
+export function describeDatabases(rows: [DatabaseName, unknown?][]): DescribeEach<unknown> {
+  const lane = inject("databases") ?? ["SQLite", "PostgreSQL"];
+  const kept = rows.filter(([name]) => lane.includes(name));
+  return (title, body) => describe.each(kept)(title, (name, database) => body(name, database));
+}
+
+/** A row's database: the URL of a fresh one (or, optionally, undefined for startServer's own SQLite file). */
+type Database = () => Promise<string>;
+type OptionalDatabase = () => Promise<string | undefined>;
+type DescribeEach<T> = (title: string, body: (name: DatabaseName, database: T) => void) => void;
+
 /** A fresh, empty PostgreSQL database on the run's server. */
 export function freshPostgres(): Promise<string> {
-  return createDatabase(inject("postgresUrl"));
+  const url = inject("postgresUrl");
+  // The fast lane starts no PostgreSQL: a PostgreSQL half belongs in describeDatabases (or the file in INTEGRATION).
+  if (!url) throw new Error("no PostgreSQL in this lane: put the block in describeDatabases (vitest.config.ts)");
+  return createDatabase(url);
 }
 
 export interface TestServer {
@@ -114,6 +147,46 @@ export function useMailServer(database: () => Promise<string | undefined> = asyn
     await fixture.smtp?.stop();
   });
   return fixture;
+}
+
+/**
+ * The race tests' set-up: `count` instances of the app on one database (nodes behind a load balancer), started by
+ * `start` in turn before the first test of the block (each told those started before it) and closed after its last.
+ * `browser(i)` is a client of its own address (each under the per-address limits; TRUST_PROXY) on instance `i % count`.
+ */
+export function useInstances<Instance extends { url: string; close(): Promise<void> }>(
+  database: () => Promise<string>,
+  start: (databaseUrl: string, started: Instance[]) => Promise<Instance>,
+  count = 2,
+) {
+  const instances: Instance[] = [];
+  let ip = 0;
+  beforeAll(async () => {
+    const databaseUrl = await database();
+    for (let i = 0; i < count; i++) instances.push(await start(databaseUrl, instances));
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+  });
+  const browser = (i: number) => {
+    ip += 1;
+    const address = `198.18.${ip >> 8}.${ip % 256}`;
+    return new Client((instances[i % count] as Instance).url, { "x-forwarded-for": address }).start();
+  };
+  return { instances, browser };
+}
+
+/**
+ * A mail the server sends to `address` (TestSmtp.waitFor's `wanted`): its mail worker runs once first, so the test
+ * waits for the mail rather than for the worker's next turn.
+ */
+export async function mailTo(
+  { server, smtp }: MailServer,
+  address: string,
+  wanted: MailWanted = {},
+): Promise<ReceivedMail> {
+  await server.app.services.mail.runOnce();
+  return smtp.waitFor(address, wanted);
 }
 
 /**

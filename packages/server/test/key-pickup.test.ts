@@ -5,12 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { decodeProtectedHeader, type JSONWebKeySet } from "jose";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { rotateSigningKeys } from "../src/oidc/keys.ts";
 import { oidcKeysStore } from "../src/store/oidc-keys.ts";
 import { desktopGrant, desktopTokens } from "./desktop-sign-in.ts";
-import { Client, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import { Client, describeDatabases, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 const PASSWORD = "quiet harbour lantern 42";
 
@@ -53,7 +53,7 @@ async function refreshToken(server: TestServer): Promise<string> {
   return (await desktopTokens(browser, [server.url], server.url, "openid offline_access api")).refresh_token;
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/keys.db`],
   ["PostgreSQL", freshPostgres],
 ])("signing keys rotated under running nodes on %s", (_name, url) => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { issueDeviceCookie } from "../src/accounts/device-cookies.ts";
 import { signInWithPassword } from "../src/accounts/sign-in.ts";
 import { createUser } from "../src/accounts/users.ts";
-import { Client, expectErrorObject, startServer, useMailServer } from "./harness.ts";
+import { Client, expectErrorObject, mailTo, startServer, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 /**
@@ -45,15 +45,7 @@ async function blockForStrangers(email: string) {
   expectErrorObject(await (await stranger()).login(email, PASSWORD), 429, "user_temporarily_blocked");
 }
 
-const mailsTo = (address: string) => fx.smtp.received.filter((m) => m.to.includes(address));
-async function mailNumber(address: string, count: number) {
-  await fx.server.app.services.mail.runOnce();
-  const deadline = Date.now() + 10_000;
-  while (mailsTo(address).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  const mail = mailsTo(address)[count - 1];
-  if (!mail) throw new Error(`mail #${count} to ${address} did not arrive`);
-  return mail;
-}
+const mailNumber = (address: string, count: number) => mailTo(fx, address, { nth: count });
 
 async function auditEvents(userId: string, event: string) {
   const rows = await fx.server.app.db

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { newSessionToken } from "../src/sessions/sessions.ts";
 import { signIn } from "../src/signin/attempt.ts";
 import { proofOf } from "../src/signin/proofs.ts";
 import type { Db } from "../src/store/db.ts";
-import { freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { describeDatabases, freshPostgres, startServer, type TestServer } from "./harness.ts";
 
 const CLIENT = { ip: "192.0.2.1", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0" };
 const CONTEXT = { selfOrigin: "http://127.0.0.1:8080", legacyOrigins: [] };
@@ -15,7 +15,7 @@ const CONTEXT = { selfOrigin: "http://127.0.0.1:8080", legacyOrigins: [] };
  * Issue #28: the new-browser notice (issue #27) is queued in the transaction that opens the session, so a crash
  * after the sign-in committed cannot lose it, and one before it leaves neither the session nor the notice.
  */
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("a sign-in and its new-browser notice on %s", (name, database) => {

@@ -1,10 +1,10 @@
 import { routeUrl } from "@gatehouse/contract";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { issueDeviceCookie } from "../src/accounts/device-cookies.ts";
 import { createUser, deleteUser } from "../src/accounts/users.ts";
 import { deviceCookieName } from "../src/http/session.ts";
 import { learnBrowser } from "../src/signin/known-browsers.ts";
-import { Client, freshPostgres, useMailServer } from "./harness.ts";
+import { Client, describeDatabases, freshPostgres, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 const PASSWORD = "Granite-Kettle-58";
@@ -16,7 +16,7 @@ const SAFARI_MAC =
  * Issue #27: a sign-in from a browser that never signed in to the account mails the person once, with the device,
  * the country, the time and a link to the security page; never for the account's first browser, never twice for one.
  */
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("the new-browser mail on %s", (_name, database) => {

@@ -7,13 +7,13 @@ import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, jwtVerify } from "jos
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  Browser,
   codeRequest,
   createPerson,
   discover,
   type OidcServer,
   readJson,
   SITE_SECRET,
+  signedIn as signedInAt,
   startOidcServer,
 } from "./oidc-harness.ts";
 
@@ -45,12 +45,7 @@ describe("consent, API tokens, introspection and end-session errors (issue #24 Â
     await server.close();
   });
 
-  async function signedIn() {
-    const person = await createPerson(server.app);
-    const browser = new Browser(server);
-    await browser.signIn(person.email);
-    return { person, browser };
-  }
+  const signedIn = () => signedInAt(server);
 
   /** The error an authorization request's callback carries, and whether it carries a code. */
   const callbackAnswer = (callback: URL) => {

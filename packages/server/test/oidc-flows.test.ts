@@ -1,7 +1,7 @@
 import { OIDC_API_RESOURCE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTrial } from "../src/accounts/trials.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { sessionCookieName } from "../src/http/session.ts";
@@ -11,6 +11,7 @@ import { proofOf } from "../src/signin/proofs.ts";
 import { usersStore } from "../src/store/users.ts";
 import {
   Browser,
+  codeFlowTokens,
   codeRequest,
   createPerson,
   discover,
@@ -18,6 +19,7 @@ import {
   PASSWORD,
   readJson,
   SITE_SECRET,
+  signedIn as signedInAt,
   startOidcServer,
 } from "./oidc-harness.ts";
 import { Listener } from "./oidc-loopback.ts";
@@ -65,18 +67,10 @@ describe("openid-client as a relying party of the running provider", () => {
     await backchannel.close();
   });
 
-  async function signedIn() {
-    const person = await createPerson(server.app);
-    const browser = new Browser(server);
-    await browser.signIn(person.email);
-    return { person, browser };
-  }
+  const signedIn = () => signedInAt(server);
 
-  async function siteTokens(browser: Browser, parameters: Record<string, string> = {}) {
-    const request = await codeRequest(site, SITE_CALLBACK, parameters);
-    const callback = await browser.authorize(request.url);
-    return { callback, tokens: await oidc.authorizationCodeGrant(site, callback, request.checks) };
-  }
+  const siteTokens = (browser: Browser, parameters: Record<string, string> = {}) =>
+    codeFlowTokens(site, SITE_CALLBACK, browser, parameters);
 
   it("signs a person in to a web site with code + PKCE and hands out their claims at userinfo", async () => {
     const { person, browser } = await signedIn();
@@ -427,7 +421,12 @@ describe("openid-client as a relying party of the running provider", () => {
       const request = await codeRequest(site, SITE_CALLBACK, parameters);
       await expect(browser.authorize(request.url)).rejects.toMatchObject({ status: 401, code: "not_authenticated" });
       expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: true });
-      await new Promise((resolve) => setTimeout(resolve, 1000)); // auth_time counts whole seconds
+      // auth_time counts whole seconds: the fresh sign-in must fall in a later one than the first.
+      const second = Math.floor(Date.now() / 1000);
+      await vi.waitFor(() => expect(Math.floor(Date.now() / 1000)).toBeGreaterThan(second), {
+        interval: 20,
+        timeout: 3000,
+      });
       await browser.signIn(person.email);
       expect((await browser.get("/api/service_login")).json).toMatchObject({ signInRequired: false });
       const finished = await browser.post("/api/service_login/finish", {});

@@ -179,3 +179,23 @@ export async function codeRequest(
   });
   return { url, checks: { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce } };
 }
+
+/** A new person (createPerson) signed in with their password in a browser of the server's own. */
+export async function signedIn(server: OidcServer) {
+  const person = await createPerson(server.app);
+  const browser = new Browser(server);
+  await browser.signIn(person.email);
+  return { person, browser };
+}
+
+/** A relying party's code flow for a signed-in browser, start to tokens: the request, its callback, the grant. */
+export async function codeFlowTokens(
+  config: oidc.Configuration,
+  redirectUri: string,
+  browser: Browser,
+  parameters: Record<string, string> = {},
+) {
+  const request = await codeRequest(config, redirectUri, parameters);
+  const callback = await browser.authorize(request.url);
+  return { callback, tokens: await oidc.authorizationCodeGrant(config, callback, request.checks) };
+}

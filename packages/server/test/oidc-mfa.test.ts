@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { signInAtStandIn } from "../../../scripts/idp/sign-in.ts";
 import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.ts";
 import { trustedDevice } from "../src/accounts/device-cookies.ts";
@@ -11,7 +11,7 @@ import { signIn } from "../src/signin/attempt.ts";
 import { reportsMfa } from "../src/signin/federated.ts";
 import type { Amr } from "../src/signin/proofs.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { Client, describeDatabases, freshPostgres, startServer, type TestServer } from "./harness.ts";
 import { standInProvidersFile } from "./idps.ts";
 import {
   Browser,
@@ -36,7 +36,7 @@ const STRICT_CALLBACK = "https://strict.example/cb";
 /** oidc-harness.ts's SESSION_SECRET, which keys the device cookies. */
 const SECRET = "test-secret-that-is-long-enough-123456";
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("second factors in OpenID Connect (%s)", (_name, database) => {
@@ -260,7 +260,7 @@ describe.each([
   });
 });
 
-describe("a company's identity provider reporting its own MFA (signin/federated.ts)", () => {
+describeDatabases([["SQLite"]])("a company's identity provider reporting its own MFA (signin/federated.ts)", () => {
   it("trusts mfa, or a password with a one-time code or key; not a password or a code alone", () => {
     expect(reportsMfa(["mfa"])).toBe(true);
     expect(reportsMfa(["pwd", "otp"])).toBe(true);
@@ -272,7 +272,7 @@ describe("a company's identity provider reporting its own MFA (signin/federated.
   });
 });
 
-describe("corporate sign-in through a company provider that reports amr (end to end)", () => {
+describeDatabases([["SQLite"]])("corporate sign-in through a company provider that reports amr (end to end)", () => {
   let idp: StandInIdp;
   let server: TestServer;
   let origin: string;

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { oidcAdapter } from "../src/oidc/adapter.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { oidcStore } from "../src/store/oidc.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /** The provider's adapter over our store: the same suite on both databases (ARCHITECTURE.md "storage"). */
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/oidc.db`],
   ["PostgreSQL", freshPostgres],
 ])("the provider's store on %s", (_name, url) => {

@@ -1,18 +1,18 @@
 import { hash } from "node:crypto";
 import { PasskeyCreationOptions, PasskeyRequestOptions, PasskeySignInAnswer, STEP_UP_MS } from "@gatehouse/contract";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { factorsOf } from "../src/factors/factors.ts";
 import { defaultPasskeyName, rpIdOfHost } from "../src/factors/passkeys.ts";
 import { sessionCookieName } from "../src/http/session.ts";
-import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
+import { Client, describeDatabases, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
 import { SoftAuthenticator } from "./software-authenticator.ts";
 
 const PASSWORD = "Granite-Kettle-58";
 /** The tests' requests go to 127.0.0.1, a host of the brands file: its origin has PUBLIC_URL's scheme and port. */
 const ORIGIN = "http://127.0.0.1:8080";
 
-describe("the RP ID of a brand host", () => {
+describeDatabases([["SQLite"]])("the RP ID of a brand host", () => {
   it("is the registrable domain of a public host, and a loopback host itself", () => {
     expect(rpIdOfHost("login.archviz.example")).toBe("archviz.example");
     expect(rpIdOfHost("login.cloud.gatehouse.example")).toBe("gatehouse.example");
@@ -33,7 +33,7 @@ describe("the RP ID of a brand host", () => {
   });
 });
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("passkeys on %s", (_name, database) => {

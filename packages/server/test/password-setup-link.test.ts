@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAtStandIn } from "../../../scripts/idp/sign-in.ts";
 import { type StandInIdp, startStandInIdp } from "../../../scripts/idp/stand-in.ts";
 import { linkIdentity } from "../src/federation/accounts.ts";
-import { Client, expectErrorObject, startServer, type TestServer } from "./harness.ts";
+import { Client, expectErrorObject, mailTo, startServer, type TestServer } from "./harness.ts";
 import { standInProvidersFile } from "./idps.ts";
 import { freePort } from "./ports.ts";
-import { linkIn, TestSmtp } from "./smtp.ts";
+import { linkIn, type ReceivedMail, TestSmtp } from "./smtp.ts";
 
 /**
  * Issue #25: an account made through a provider (no password) asks Edit account for a set-up link, the invitation's
@@ -40,15 +40,12 @@ const unique = () => `person.${Date.now()}.${Math.random().toString(36).slice(2)
 
 /** The code of the latest mail to an address with a link to the path. */
 async function mailedCode(address: string, path: string): Promise<string> {
-  await server.app.services.mail.runOnce();
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const mail = smtp.received.filter((m) => m.to.includes(address)).at(-1);
-    const code = mail && URL.parse(linkIn(mail, path).href)?.searchParams.get("code");
-    if (code) return code;
-    if (Date.now() > deadline) throw new Error(`no mail to ${address} with ${path}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const codeIn = (mail: ReceivedMail) => URL.parse(linkIn(mail, path).href)?.searchParams.get("code");
+  return (
+    codeIn(
+      await mailTo({ server, smtp }, address, { nth: "last", having: (mail) => mail.text.includes(`${path}?`) }),
+    ) ?? ""
+  );
 }
 
 /** A new person through the stand-in Google, registered: an account without a password, signed in. */

@@ -5,7 +5,7 @@ import { createUser, disableUser, findUserByEmail } from "../src/accounts/users.
 import { runAdmin } from "../src/admin/cli.ts";
 import { mailSite } from "../src/mail/links.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, expectSameTiming, type TestServer, useMailServer } from "./harness.ts";
+import { Client, expectErrorObject, expectSameTiming, mailTo, type TestServer, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 const fx = useMailServer();
@@ -29,14 +29,7 @@ async function person(
 }
 
 const mailsTo = (address: string) => fx.smtp.received.filter((m) => m.to.includes(address));
-async function nextMail(address: string, count: number) {
-  await fx.server.app.services.mail.runOnce();
-  const deadline = Date.now() + 10_000;
-  while (mailsTo(address).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  const mail = mailsTo(address)[count - 1];
-  if (!mail) throw new Error(`mail #${count} to ${address} did not arrive`);
-  return mail;
-}
+const nextMail = (address: string, count: number) => mailTo(fx, address, { nth: count });
 
 describe("POST /api/account/recover", () => {
   it("answers a known and an unknown address with the same status and body, and mails only the known one", async () => {
@@ -88,8 +81,9 @@ describe("POST /api/account/recover", () => {
       const answer = await (await client()).post("/api/account/recover", { email: "bombed@example.com" });
       expect(answer.status).toBe(200);
     }
+    await nextMail("bombed@example.com", 3);
+    // A pass of the worker after the third: the outbox holds nothing more for them.
     await fx.server.app.services.mail.runOnce();
-    await new Promise((r) => setTimeout(r, 300));
     expect(mailsTo("bombed@example.com")).toHaveLength(3);
   });
 

@@ -1,12 +1,12 @@
 import { ProfileAnswer } from "@gatehouse/contract";
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import type { Db } from "../src/store/db.ts";
 import { externalIdentitiesStore } from "../src/store/external-identities.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
+import { Client, describeDatabases, expectErrorObject, freshPostgres, mailTo, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 const PASSWORD = "Granite-Kettle-58";
@@ -33,7 +33,7 @@ async function everyValue(db: Db): Promise<string[]> {
   return values;
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("profile, deletion and audit on %s", (_name, database) => {
@@ -161,11 +161,8 @@ describe.each([
     const codes: string[] = [];
     for (let i = 1; i <= 2; i++) {
       expect((await c.post("/api/account/delete/request", { password: PASSWORD })).status).toBe(200);
-      await fx.server.app.services.mail.runOnce();
-      const deadline = Date.now() + 10_000;
-      const mine = () => fx.smtp.received.filter((m) => m.to.includes("twice-delete@example.com"));
-      while (mine().length < i && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      codes.push(linkIn(mine()[i - 1] as never, "/account/delete").searchParams.get("code") ?? "");
+      const mail = await mailTo(fx, "twice-delete@example.com", { nth: i });
+      codes.push(linkIn(mail, "/account/delete").searchParams.get("code") ?? "");
     }
     expectErrorObject(
       await (await client()).post("/api/account/delete", { deletionCode: codes[0] }),
@@ -199,16 +196,8 @@ describe.each([
     expect((await c.post("/api/account/delete/request", { password: PASSWORD })).status).toBe(200);
     await fx.server.app.services.mail.runOnce();
     // Issue #27: the second browser's sign-in was mailed about first; the deletion link is in the mail after it.
-    const deletionMail = async () => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const mail = fx.smtp.received.find(
-          (m) => m.to.includes("gone@example.com") && m.text.includes("/account/delete?"),
-        );
-        if (mail || Date.now() > deadline) return mail ?? (await fx.smtp.waitFor("gone@example.com"));
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    };
+    const deletionMail = () =>
+      fx.smtp.waitFor("gone@example.com", { having: (m) => m.text.includes("/account/delete?") });
     const code = linkIn(await deletionMail(), "/account/delete").searchParams.get("code") ?? "";
 
     // Issue #25: the link's state is told without using it, before and after the deletion.
@@ -229,14 +218,7 @@ describe.each([
     expect(answer.message).toBe("Incorrect email or password.");
 
     // The farewell mail is delivered, and then the outbox forgets it too.
-    await fx.server.app.services.mail.runOnce();
-    const deadline = Date.now() + 10_000;
-    while (
-      !fx.smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted")) &&
-      Date.now() < deadline
-    ) {
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await mailTo(fx, "gone@example.com", { having: (m) => m.text.includes("were deleted") });
     expect(fx.smtp.received.some((m) => m.to.includes("gone@example.com") && m.text.includes("were deleted"))).toBe(
       true,
     );

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
-import { Client, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { Client, describeDatabases, freshPostgres, startServer, type TestServer } from "./harness.ts";
 import { TestSmtp } from "./smtp.ts";
 
 /**
@@ -11,7 +11,7 @@ import { TestSmtp } from "./smtp.ts";
 const HOUR = 3_600_000;
 const PASSWORD = "Granite-Kettle-58";
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("the queue woken after a request that queued work, on %s", (_name, database) => {

@@ -1,7 +1,7 @@
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
 import { Migrator, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { type JobHandler, type JobWorker, QUEUE_LEASE_MS, queueJob, startQueueWorker } from "../src/jobs/worker.ts";
 import { queueMail } from "../src/mail/outbox.ts";
 import type { MailTransport, OutgoingMail } from "../src/mail/transport.ts";
@@ -10,7 +10,7 @@ import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { migrationProvider } from "../src/store/migrations/index.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { type DatabaseName, describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #28: the one durable queue's lease. A claim's lease is short (30 s) and renewed by a heartbeat while the
@@ -21,12 +21,12 @@ const quiet = { info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogg
 const HOUR = 3_600_000;
 const BEAT_MS = 10;
 
-const databases = [
+const databases: [DatabaseName, () => Promise<string>][] = [
   ["SQLite", async () => `sqlite:${tempDir()}/queue.db`],
   ["PostgreSQL", freshPostgres],
-] as const;
+];
 
-describe.each(databases)("the queue's lease on %s", (_name, url) => {
+describeDatabases(databases)("the queue's lease on %s", (_name, url) => {
   let db: Db;
   /** The second node's connection (SQLite: the same one; two SQLite connections in one process would deadlock). */
   let other: Db;
@@ -265,7 +265,7 @@ describe.each(databases)("the queue's lease on %s", (_name, url) => {
   });
 });
 
-describe.each(databases)("migration 018 on %s with mail waiting", (_name, url) => {
+describeDatabases(databases)("migration 018 on %s with mail waiting", (_name, url) => {
   it("carries pending outbox mail over as mail jobs, which the queue then sends once", async () => {
     const { db } = openDatabase(await url());
     try {

@@ -1,9 +1,9 @@
 import { ACTIVATION_TTL_MS } from "@gatehouse/contract";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { issueCode } from "../src/codes/codes.ts";
-import { Client, expectErrorObject, freshPostgres } from "./harness.ts";
+import { expectErrorObject, freshPostgres, useInstances } from "./harness.ts";
 import {
   Browser,
   codeRequest,
@@ -25,30 +25,22 @@ const ATTEMPTS = 8;
 const SITE_CALLBACK = "https://site.example/cb";
 
 describe("two nodes on one PostgreSQL, one code sent to both at once", () => {
-  const nodes: OidcServer[] = [];
-  let ip = 0;
-  /** A browser of its own address (each under the per-address limits), on node `i % 2`. */
-  const browser = (i: number) =>
-    new Client((nodes[i % 2] as OidcServer).url, { "x-forwarded-for": `198.18.7.${++ip % 250}` }).start();
-
-  beforeAll(async () => {
-    const databaseUrl = await freshPostgres();
-    const clients = [
-      { client_id: "site", client_secret: SITE_SECRET, redirect_uris: [SITE_CALLBACK], first_party: true },
-      {
-        client_id: "desktop",
-        application_type: "native",
-        redirect_uris: ["http://127.0.0.1/callback"],
-        first_party: true,
-      },
-    ];
-    nodes.push(await startOidcServer(clients, { databaseUrl, env: { TRUST_PROXY: "true" } }));
-    const first = nodes[0] as OidcServer;
-    nodes.push(await startOidcServer(clients, { databaseUrl, env: { TRUST_PROXY: "true", PUBLIC_URL: first.url } }));
-  });
-  afterAll(async () => {
-    for (const node of nodes) await node.close();
-  });
+  const clients = [
+    { client_id: "site", client_secret: SITE_SECRET, redirect_uris: [SITE_CALLBACK], first_party: true },
+    {
+      client_id: "desktop",
+      application_type: "native",
+      redirect_uris: ["http://127.0.0.1/callback"],
+      first_party: true,
+    },
+  ];
+  // The second node serves the first's PUBLIC_URL, as a load balancer's nodes do.
+  const { instances: nodes, browser } = useInstances<OidcServer>(freshPostgres, (databaseUrl, [first]) =>
+    startOidcServer(clients, {
+      databaseUrl,
+      env: { TRUST_PROXY: "true", ...(first ? { PUBLIC_URL: first.url } : {}) },
+    }),
+  );
 
   const first = () => nodes[0] as OidcServer;
 

@@ -1,7 +1,7 @@
 import { RATE_LIMITS } from "@gatehouse/contract";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { rateLimitsStore } from "../src/store/rate-limits.ts";
-import { freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
 
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
@@ -15,7 +15,7 @@ async function start(databaseUrl: string) {
 const challenge = (server: TestServer, address: string) =>
   fetch(`${server.url}/api/captcha/challenge`, { headers: { "x-forwarded-for": address } });
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/shared.db`],
   ["PostgreSQL", freshPostgres],
 ])("per-address rate limits on %s", (_name, url) => {

@@ -20,7 +20,15 @@ import { checkCode } from "../src/factors/second-factor.ts";
 import { matchingStep, openSecret, sealSecret, timeStep, totpCode, totpUri } from "../src/factors/totp.ts";
 import type { UserRow } from "../src/store/schema.ts";
 import { codeFailuresKey, secondFactorsStore } from "../src/store/second-factors.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  freshPostgres,
+  startServer,
+  type TestServer,
+  tempDir,
+} from "./harness.ts";
 
 /** Issue #26: authenticator apps, recovery codes, the second factor at sign-in, remembered browsers, step-up. */
 
@@ -28,7 +36,7 @@ import { Client, expectErrorObject, freshPostgres, startServer, type TestServer,
 const RFC_SECRET = Secret.fromLatin1("12345678901234567890").base32;
 const PERIOD_MS = TOTP.periodS * 1000;
 
-describe("authenticator codes (RFC 6238)", () => {
+describeDatabases([["SQLite"]])("authenticator codes (RFC 6238)", () => {
   it.each([
     [59, "287082"],
     [1111111109, "081804"],
@@ -73,7 +81,7 @@ describe("authenticator codes (RFC 6238)", () => {
   });
 });
 
-describe("recovery codes as typed", () => {
+describeDatabases([["SQLite"]])("recovery codes as typed", () => {
   it("drops spaces and hyphens, ignores case, reads Crockford's look-alikes as meant", () => {
     expect(normalizeRecoveryCode("  AB3DE-FGHJK ")).toBe("ab3defghjk");
     expect(normalizeRecoveryCode("ab3de fghjk")).toBe("ab3defghjk");
@@ -84,7 +92,7 @@ describe("recovery codes as typed", () => {
 const PASSWORD = "Granite-Kettle-58";
 const NEW_PASSWORD = "Copper-Lantern-91!";
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${join(tempDir(), "factors.db")}`],
   ["PostgreSQL", freshPostgres],
 ])("second factors on %s", (_name, database) => {

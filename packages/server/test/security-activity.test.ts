@@ -1,10 +1,10 @@
 import { SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import { ActivityAnswer } from "@gatehouse/contract/security";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { type AuditEvent, audit } from "../src/audit/audit.ts";
 import { totpCode } from "../src/factors/totp.ts";
-import { Client, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
+import { Client, describeDatabases, expectErrorObject, freshPostgres, useMailServer } from "./harness.ts";
 
 const PASSWORD = "Granite-Kettle-58";
 const NEW_PASSWORD = "Quartz-Lantern-91";
@@ -16,7 +16,7 @@ const ENTRY_KEYS = ["app", "at", "country", "device", "factor", "kind", "method"
  * audit trail, newest first, in words (device, country, method, factor), never an id, address or raw detail, and
  * pages through them with a cursor that skips and repeats nothing.
  */
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("the activity list on %s", (_name, database) => {

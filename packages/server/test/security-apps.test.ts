@@ -6,17 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../src/admin/cli.ts";
 import { issueCode } from "../src/codes/codes.ts";
 import { totpCode } from "../src/factors/totp.ts";
-import { expectErrorObject, freshPostgres } from "./harness.ts";
+import { describeDatabases, expectErrorObject, freshPostgres } from "./harness.ts";
 import {
   Browser,
   codeRequest,
-  createPerson,
   discover,
   FinishError,
   type OidcServer,
   PASSWORD,
   readJson,
   SITE_SECRET,
+  signedIn as signedInAt,
   startOidcServer,
 } from "./oidc-harness.ts";
 import { Listener } from "./oidc-loopback.ts";
@@ -33,7 +33,7 @@ const SESSION_SECRET = "test-secret-that-is-long-enough-123456";
 /** Clients enough for two pages of the list. */
 const SHOPS = Array.from({ length: SECURITY_PAGE_SIZE + 2 }, (_, i) => `shop-${String(i).padStart(2, "0")}`);
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("apps with access (%s)", (_name, database) => {
@@ -83,12 +83,7 @@ describe.each([
     await backchannel.close();
   });
 
-  async function signedIn() {
-    const person = await createPerson(server.app);
-    const browser = new Browser(server);
-    await browser.signIn(person.email);
-    return { person, browser };
-  }
+  const signedIn = () => signedInAt(server);
 
   /** The desktop app's sign-in with `offline_access` (granted only with prompt=consent, OIDC Core §11). */
   async function desktopOffline(browser: Browser) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SECURITY_PAGE_SIZE } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type StandInForum, startStandInForum } from "../../../scripts/forum/stand-in.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { SESSIONS_ENDED_JOB } from "../src/events/sessions-ended.ts";
@@ -12,10 +12,19 @@ import { openSession, sessionId } from "../src/sessions/sessions.ts";
 import type { Db } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { oidcStore } from "../src/store/oidc.ts";
-import { Client, expectErrorObject, expectSameTiming, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  expectSameTiming,
+  freshPostgres,
+  startServer,
+  type TestServer,
+} from "./harness.ts";
 import { BRAND, CENTRAL, Browser as HostBrowser } from "./host-browser.ts";
 import {
   Browser,
+  codeFlowTokens,
   codeRequest,
   createPerson,
   discover,
@@ -47,7 +56,7 @@ interface Entry {
   current: boolean;
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("the security page's sessions (issue #27, %s)", (_name, database) => {
@@ -370,7 +379,7 @@ describe.each([
   });
 });
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("ending a session ends its sites' sessions through the job queue (issue #27, %s)", (_name, database) => {
@@ -433,10 +442,7 @@ describe.each([
 
   it("a password change ends the sites of the other sign-ins, and keeps those of the browser that changed it", async () => {
     const person = await createPerson(server.app);
-    const siteTokensOf = async (browser: Browser) => {
-      const request = await codeRequest(site, CALLBACK);
-      return oidc.authorizationCodeGrant(site, await browser.authorize(request.url), request.checks);
-    };
+    const siteTokensOf = async (browser: Browser) => (await codeFlowTokens(site, CALLBACK, browser)).tokens;
     const elsewhere = new Browser(server);
     await elsewhere.signIn(person.email);
     const theirs = await siteTokensOf(elsewhere);

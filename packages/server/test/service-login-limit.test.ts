@@ -5,10 +5,18 @@
  */
 import { randomUUID } from "node:crypto";
 import { RATE_LIMITS, SERVICE_LOGIN_FINISH_PER_ACCOUNT } from "@gatehouse/contract";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { accountLimitKey } from "../src/http/rate-limit.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  freshPostgres,
+  startServer,
+  type TestServer,
+  tempDir,
+} from "./harness.ts";
 
 const PASSWORD = "quiet harbour lantern 42";
 const FINISH = "/api/service_login/finish";
@@ -40,7 +48,7 @@ async function signedIn(server: TestServer, address: string) {
   return { browser, userId: user.id, email };
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/finish.db`],
   ["PostgreSQL", freshPostgres],
 ])("the service sign-in's finish on %s", (_name, url) => {

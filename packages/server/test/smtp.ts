@@ -24,6 +24,13 @@ function decodeQuotedPrintable(raw: string): string {
   return Buffer.from(bytes).toString("utf8");
 }
 
+/** Which mail `TestSmtp.waitFor` waits for. */
+export interface MailWanted {
+  nth?: number | "last";
+  having?: (mail: ReceivedMail) => boolean;
+  timeoutMs?: number;
+}
+
 /**
  * A real SMTP server on loopback that keeps what it receives; it can be stopped and started to test outages, and can
  * hold every message's final answer, as a slow mail server does.
@@ -35,7 +42,10 @@ export class TestSmtp {
 
   private readonly onMail: ((mail: ReceivedMail) => void) | undefined;
   private holding: boolean;
-  private readonly held: Array<() => void> = [];
+  private readonly held: Array<{ session: string; accept: () => void }> = [];
+  private readonly closed = new Set<string>();
+  /** Those waiting for a mail (waitFor), told of each arrival. */
+  private readonly arrivals = new Set<() => void>();
 
   /**
    * `onMail`: told of each mail as it arrives (the browser suite's log scan keeps them, e2e/run.ts). `holding`: each
@@ -47,7 +57,7 @@ export class TestSmtp {
   }
 
   async start(port = 0): Promise<this> {
-    const closed = new Set<string>();
+    const { closed } = this;
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
@@ -61,15 +71,13 @@ export class TestSmtp {
           const accept = () => {
             this.received.push(mail);
             this.onMail?.(mail);
+            for (const check of [...this.arrivals]) check();
             done();
           };
           if (!this.holding) accept();
           // A held message counts only if its sender is still there to hear the answer: a node killed while waiting
           // never learned it was sent, so it counts as not sent (and rightly goes out again).
-          else
-            this.held.push(() => {
-              if (!closed.has(session.id)) accept();
-            });
+          else this.held.push({ session: session.id, accept: () => closed.has(session.id) || accept() });
         });
       },
       onClose: (session) => closed.add(session.id),
@@ -89,10 +97,15 @@ export class TestSmtp {
     return this.held.length;
   }
 
+  /** Held messages whose sender is still connected (a killed node's connection closes). */
+  get heldOpenCount(): number {
+    return this.held.filter((message) => !this.closed.has(message.session)).length;
+  }
+
   /** Answers every held message, and each later one at once. */
   release(): void {
     this.holding = false;
-    for (const accept of this.held.splice(0)) accept();
+    for (const message of this.held.splice(0)) message.accept();
   }
 
   async stop(): Promise<void> {
@@ -104,15 +117,36 @@ export class TestSmtp {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  /** Waits until a mail to `address` arrives and returns it. */
-  async waitFor(address: string, timeoutMs = 15_000): Promise<ReceivedMail> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const mail = this.received.find((m) => m.to.includes(address));
-      if (mail) return mail;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no mail to ${address} within ${timeoutMs} ms`);
+  /**
+   * The one mail waiter of the server tests: the `nth` mail (1-based, default the first; "last" for the latest) to
+   * `address` among those `having` accepts, as soon as it has arrived (each arrival is told to the waiters; nothing
+   * polls), or an error naming it after `timeoutMs`.
+   */
+  waitFor(address: string, options: MailWanted | number = {}): Promise<ReceivedMail> {
+    const {
+      nth = 1,
+      having = () => true,
+      timeoutMs = 15_000,
+    } = typeof options === "number" ? { timeoutMs: options } : options;
+    const find = () => {
+      const mails = this.received.filter((mail) => mail.to.includes(address) && having(mail));
+      return nth === "last" ? mails.at(-1) : mails[nth - 1];
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const mail = find();
+        if (!mail) return;
+        clearTimeout(timer);
+        this.arrivals.delete(check);
+        resolve(mail);
+      };
+      const timer = setTimeout(() => {
+        this.arrivals.delete(check);
+        reject(new Error(`mail #${nth} to ${address} did not arrive within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.arrivals.add(check);
+      check();
+    });
   }
 }
 

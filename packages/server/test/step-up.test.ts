@@ -1,10 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { STEP_UP_MS } from "@gatehouse/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { newTotpSecret, sealSecret, totpCode } from "../src/factors/totp.ts";
 import type { Db } from "../src/store/db.ts";
-import { Client, expectErrorObject, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import {
+  Client,
+  describeDatabases,
+  expectErrorObject,
+  freshPostgres,
+  startServer,
+  type TestServer,
+} from "./harness.ts";
 
 /**
  * Issue #26 step-up on the account's existing sensitive calls: changing the password, asking for the account's
@@ -22,7 +29,7 @@ const CALLS = {
   unlinkIdentity: (c: Client) => c.request("DELETE", "/api/account/identities/google"),
 } as const;
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
 ])("step-up on the sensitive account calls (%s)", (_name, database) => {

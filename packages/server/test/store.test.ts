@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { TRIALS_PER_ACCOUNT_MAX } from "@gatehouse/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Db } from "../src/store/db.ts";
 import { migrate, openDatabase, ping } from "../src/store/db.ts";
 import { discourseNoncesStore } from "../src/store/discourse-nonces.ts";
@@ -15,7 +15,7 @@ import { signInAttemptsStore } from "../src/store/sign-in-attempts.ts";
 import { throttleStore } from "../src/store/throttle.ts";
 import { trialsStore } from "../src/store/trials.ts";
 import { usersStore } from "../src/store/users.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 function user(overrides: Partial<UserRow> = {}): UserRow {
   const email = overrides.email ?? `${randomUUID()}@example.com`;
@@ -45,7 +45,7 @@ function user(overrides: Partial<UserRow> = {}): UserRow {
 }
 
 /** One suite, both databases, one migration set (ARCHITECTURE.md "storage"). */
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/store.db`],
   ["PostgreSQL", freshPostgres],
 ])("store on %s", (_name, url) => {

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { LICENCE_RESOURCE, LICENCE_SCOPE, LICENCE_TOKEN_TTL_S } from "@gatehouse/contract";
 import { createLocalJWKSet, type JSONWebKeySet, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Browser, createPerson, type OidcServer, PASSWORD, readJson, startOidcServer } from "./oidc-harness.ts";
 
 /** GET /api/studio/complete (issue #13): the end of the studio sign-in, a redirect for every outcome. */
@@ -56,10 +56,11 @@ describe("GET /api/studio/complete", () => {
 
     // The log holds neither this request's token nor the complete page's when the browser opens it.
     await browser.get(`${location.pathname}${location.search}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(lines.join("")).toContain("/register/trimble/complete?access_token=REDACTED"), {
+      timeout: 5000,
+    });
     const logged = lines.join("");
     expect(logged).toContain("/api/studio/complete");
-    expect(logged).toContain("/register/trimble/complete?access_token=REDACTED");
     expect(logged).not.toContain(token);
     expect(logged).not.toContain(token.split(".")[2]);
   });

@@ -4,14 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { SESSION_IDLE_MS } from "@gatehouse/contract";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { loadConfig } from "../src/config.ts";
 import { auditStore } from "../src/store/audit.ts";
 import { codesStore } from "../src/store/codes.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { sweep } from "../src/sweeper.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 const BATCH = 100;
 const BACKLOG = 2 * BATCH + 37;
@@ -115,7 +115,7 @@ function deletions<T extends object>(store: T, name: keyof T & string): number[]
   return counts;
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/sweep.db`],
   ["PostgreSQL", freshPostgres],
 ])("the sweeper on %s", (_name, url) => {
@@ -161,7 +161,7 @@ describe.each([
   });
 });
 
-describe("AUDIT_RETENTION_DAYS", () => {
+describeDatabases([["SQLite"]])("AUDIT_RETENTION_DAYS", () => {
   it("defaults to 400 days and is read from the environment", () => {
     const base = { NODE_ENV: "test", SESSION_SECRET: "test-secret-that-is-long-enough-123456" };
     expect(loadConfig(base).auditRetentionMs).toBe(400 * DAY);

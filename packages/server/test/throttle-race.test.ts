@@ -1,8 +1,16 @@
 import { join } from "node:path";
 import { LOCKOUT_THRESHOLD } from "@gatehouse/contract";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
-import { Client, freshPostgres, startServer, type TestServer, tempDir } from "./harness.ts";
+import {
+  type Client,
+  describeDatabases,
+  freshPostgres,
+  startServer,
+  type TestServer,
+  tempDir,
+  useInstances,
+} from "./harness.ts";
 
 /**
  * The soft lock cannot be raced (issue #8): every attempt is counted, atomically, before its password is verified,
@@ -32,24 +40,13 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${join(tempDir(), "race.db")}`],
   ["PostgreSQL", freshPostgres],
 ])("sign-in throttle under a burst, two instances on %s", (_name, database) => {
-  const instances: TestServer[] = [];
-  let ip = 0;
-  /** A browser of its own address (each under the per-address limit), on one instance or the other. */
-  const browser = (i: number) =>
-    new Client((instances[i % 2] as TestServer).url, { "x-forwarded-for": `198.18.${ip >> 8}.${++ip % 256}` }).start();
-
-  beforeAll(async () => {
-    const databaseUrl = await database();
-    instances.push(await startServer({ databaseUrl, env: { TRUST_PROXY: "true" } }));
-    instances.push(await startServer({ databaseUrl, env: { TRUST_PROXY: "true" } }));
-  });
-  afterAll(async () => {
-    for (const instance of instances) await instance.close();
-  });
+  const { instances, browser } = useInstances(database, (databaseUrl) =>
+    startServer({ databaseUrl, env: { TRUST_PROXY: "true" } }),
+  );
 
   const account = async (email: string) => {
     const user = await createUser((instances[0] as TestServer).app.db, { email, password: PASSWORD });

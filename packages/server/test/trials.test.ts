@@ -22,15 +22,7 @@ const client = (headers: Record<string, string> = {}) =>
 
 const PASSWORD = "Tr0ub4dor&3x";
 /** The n-th mail to an address (1-based), once it has arrived. */
-async function nthMail(address: string, n: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const mail = fx.smtp.received.filter((m) => m.to.includes(address))[n - 1];
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`mail #${n} to ${address} did not arrive`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const nthMail = (address: string, n: number) => fx.smtp.waitFor(address, { nth: n });
 
 const trialsOf = async (email: string) => {
   const user = await findUserByEmail(fx.server.app.db, email);

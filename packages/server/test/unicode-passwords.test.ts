@@ -5,7 +5,7 @@ import { ARGON2_PARAMS } from "../src/accounts/passwords.ts";
 import { createUser, findUserByEmail } from "../src/accounts/users.ts";
 import { runAdmin } from "../src/admin/cli.ts";
 import { usersStore } from "../src/store/users.ts";
-import { Client, type TestServer, useMailServer } from "./harness.ts";
+import { Client, mailTo, type TestServer, useMailServer } from "./harness.ts";
 import { linkIn } from "./smtp.ts";
 
 /**
@@ -23,15 +23,7 @@ const SET = "Crème-Brûlée-Ångström-한국-ﬁＰ9!";
 const FORMS = ["NFC", "NFD", "NFKC", "NFKD"] as const;
 const form = (password: string, f: (typeof FORMS)[number]) => password.normalize(f);
 
-const mailsTo = (address: string) => fx.smtp.received.filter((m) => m.to.includes(address));
-async function mailNumber(address: string, count: number) {
-  await fx.server.app.services.mail.runOnce();
-  const deadline = Date.now() + 10_000;
-  while (mailsTo(address).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  const mail = mailsTo(address)[count - 1];
-  if (!mail) throw new Error(`mail #${count} to ${address} did not arrive`);
-  return mail;
-}
+const mailNumber = (address: string, count: number) => mailTo(fx, address, { nth: count });
 
 const envOf = (s: TestServer) => ({
   DATABASE_URL: s.config.databaseUrl,

@@ -1,19 +1,19 @@
 import { join } from "node:path";
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { migrate, openDatabase } from "../src/store/db.ts";
-import { freshPostgres, startServer, tempDir } from "./harness.ts";
+import { type DatabaseName, describeDatabases, freshPostgres, startServer, tempDir } from "./harness.ts";
 
 /**
  * A rolling upgrade (issue #14, docs/operations.md "Upgrades"): the newer release migrates first, and a node of the
  * older release that starts afterwards still runs on that database; a database this release cannot run on refuses.
  */
-const databases: [string, () => Promise<string>][] = [
+const databases: [DatabaseName, () => Promise<string>][] = [
   ["SQLite", async () => `sqlite:${join(tempDir(), "gatehouse.db")}`],
   ["PostgreSQL", freshPostgres],
 ];
 
-describe.each(databases)("migrations side by side on %s", (_name, database) => {
+describeDatabases(databases)("migrations side by side on %s", (_name, database) => {
   it("lets a node of the older release start on a database a newer release has migrated", async () => {
     const url = await database();
     const { db } = openDatabase(url);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { type JobWorker, QUEUE_LEASE_MS, startQueueWorker } from "../src/jobs/worker.ts";
 import { queueMail } from "../src/mail/outbox.ts";
 import type { MailTransport, OutgoingMail } from "../src/mail/transport.ts";
@@ -8,7 +8,7 @@ import { MAIL_JOB, mailJob } from "../src/mail/worker.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
 
 /**
  * Issue #13 review: two nodes' workers on one database, with a slow job and a clock the test moves (a handler
@@ -18,7 +18,7 @@ import { freshPostgres, tempDir } from "./harness.ts";
 const quiet = { info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogger;
 const HOUR = 3_600_000;
 
-describe.each([
+describeDatabases([
   ["SQLite", async () => `sqlite:${tempDir()}/workers.db`],
   ["PostgreSQL", freshPostgres],
 ])("job and mail workers of two nodes on %s", (_name, url) => {
