@@ -269,7 +269,9 @@ export class Load {
     const ms = performance.now() - started;
     if (!answer.ok) {
       this.stats.answer(name, ms, answer.status, 200, answer.body, { node, startedAt: started });
-      this.dropChain();
+      // 503 is "try again" (the database was away and the grant did not happen): the app keeps its token and does.
+      if (answer.status === 503) this.giveChain(chain);
+      else this.dropChain();
       return;
     }
     this.stats.answer(name, ms, 200, 200, "");

@@ -88,10 +88,17 @@ export function judgeMail(
   acknowledged: ReadonlySet<string>,
   attempted: ReadonlySet<string>,
   received: ReadonlyMap<string, number>,
+  /**
+   * Accounts the load signs in to: their mails (a sign-in from a new browser, at most a few a day) are not
+   * activation mails and are neither duplicates nor unexpected.
+   */
+  signingIn: ReadonlySet<string> = new Set(),
 ): MailJudgement {
   const missing = [...acknowledged].filter((address) => !received.has(address));
-  const duplicates = [...received].filter(([, count]) => count > 1).map(([address]) => address);
-  const unexpected = [...received.keys()].filter((address) => !attempted.has(address));
+  const duplicates = [...received]
+    .filter(([address, count]) => count > 1 && !signingIn.has(address))
+    .map(([address]) => address);
+  const unexpected = [...received.keys()].filter((address) => !attempted.has(address) && !signingIn.has(address));
   const forUnacknowledged = [...received.keys()].filter(
     (address) => attempted.has(address) && !acknowledged.has(address),
   ).length;
