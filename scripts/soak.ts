@@ -5,6 +5,11 @@
  * unexpected answer, on any acknowledged registration whose activation mail did not arrive exactly once, and on a
  * climb of the gateway's resident memory of more than 10% after warm-up (scripts/soak/verdict.ts). It prints what
  * it saw. Not part of `npm test`: docs/performance.md "Soak test".
+ *
+ * `--chaos` (issue #28, with `--postgres`): two nodes on the one database, the load spread over them; one node killed
+ * with SIGKILL and restarted on its port, then PostgreSQL restarted on its data folder and port (scripts/soak/chaos.ts).
+ * A 503 is excused while the database is down and no answer from the killed node while it is down; acknowledged
+ * registrations, sign-ins and refresh tokens are checked after the load; memory is judged per node process.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
