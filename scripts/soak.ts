@@ -333,7 +333,6 @@ async function main(): Promise<number> {
     for (const problem of checkStats.problems) console.log(`  ! after the load: ${problem}`);
     if (cluster.log.length) console.log(`\nChaos (times from the start of the load):\n${cluster.log.join("\n")}`);
 
-    const window = (loadMs * (1 - MEMORY_RULE.warmupShare) * MEMORY_RULE.windowShare) / 1000;
     const rows: Row[] = [
       {
         label: "mix (share of operations)",
@@ -400,6 +399,8 @@ async function main(): Promise<number> {
     for (const process of memory.processes) {
       const peak = Math.max(...process.samples.filter((s) => s.atMs >= process.fromMs).map((s) => s.bytes));
       const span = `${clock(process.fromMs / 1000)}–${clock(process.toMs / 1000)}`;
+      // The rule's windows are shares of the process's own span (MEMORY_RULE).
+      const window = ((process.toMs - process.fromMs) * (1 - MEMORY_RULE.warmupShare) * MEMORY_RULE.windowShare) / 1000;
       rows.push({
         label: `node ${process.node + 1} RSS ${span}: after warm-up / peak / end (median of ${window.toFixed(0)} s)`,
         value: process.judged
