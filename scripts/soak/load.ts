@@ -10,7 +10,7 @@
  */
 import { type RefreshAnswer, refreshGrant } from "../bench/oidc.ts";
 import type { Solver } from "./solver.ts";
-import type { Stats } from "./stats.ts";
+import type { Sent, Stats } from "./stats.ts";
 
 export type Kind = "session" | "sign-in" | "registration" | "refresh";
 
@@ -44,7 +44,8 @@ const SESSION_POOL = 64;
 const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
 
 export interface Target {
-  base: string;
+  /** The gateway nodes, as a load balancer has them: each operation goes to the next one in turn. */
+  bases: string[];
   /** Tells this run's addresses apart from any earlier run's on the same database. */
   runId: string;
   /** The password of every account the soak signs in to or registers. */
@@ -58,6 +59,18 @@ export interface Target {
 export interface Registrations {
   attempted: Set<string>;
   acknowledged: Set<string>;
+}
+
+interface Visitor {
+  jar: Jar;
+  csrf: string;
+  address: string;
+  node: number;
+}
+
+/** The node refused the connection: it is not listening (killed), so it never saw the request. */
+function refused(error: unknown): boolean {
+  return (error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
 }
 
 /** A refresh-token chain: the token its last answer gave it, and whether it asks for an ID token too. */
@@ -77,6 +90,12 @@ export class Load {
   private clients = 0;
   private registered = 0;
   private signIns = 0;
+  private turn = 0;
+  /**
+   * Requests refused by a node that was down (connection refused: it never saw them) and sent to the next node, as
+   * a load balancer does; a request already sent when its node died is not repeated (it may have taken effect).
+   */
+  retried = 0;
 
   constructor(target: Target, stats: Stats, refreshTokens: string[]) {
     this.target = target;
@@ -114,8 +133,36 @@ export class Load {
     });
   }
 
+  /**
+   * After the load: every session of the pool (each an acknowledged sign-in) still signed in, and every refresh
+   * chain's last acknowledged token still granted. Returns what the service no longer knew.
+   */
+  async checkAcknowledged(): Promise<{ sessions: number; sessionsLost: number; chains: number; chainsLost: number }> {
+    let sessionsLost = 0;
+    for (const cookie of this.sessions) {
+      const answer = await this.request("GET /api/session (after the load)", "/api/session", 200, {
+        headers: { cookie },
+      });
+      if (!answer?.ok) sessionsLost += 1;
+    }
+    const chains = this.idleChains.splice(0);
+    let chainsLost = 0;
+    for (const chain of chains) {
+      const node = this.nextNode();
+      const answer = await refreshGrant(this.base(node), chain.token, chain.scope).catch(() => undefined);
+      if (!answer?.ok) {
+        chainsLost += 1;
+        this.stats.problem(`refresh (after the load): the chain's last acknowledged token was refused`);
+      }
+    }
+    return { sessions: this.sessions.length, sessionsLost, chains: chains.length, chainsLost };
+  }
+
+  /** Refresh chains given up because their grant was in flight to a node that died (its answer is unknown). */
+  chainsInFlightAtKill = 0;
+
   /** A visitor from an address of its own: the first call of every page, which hands out cookie and CSRF token. */
-  private async visitor(): Promise<{ jar: Jar; csrf: string; address: string } | undefined> {
+  private async visitor(): Promise<Visitor | undefined> {
     const jar = new Jar();
     const address = this.nextAddress();
     const answer = await this.request("GET /api/session (visitor)", "/api/session", 204, {
@@ -123,7 +170,8 @@ export class Load {
     });
     if (!answer?.ok) return undefined;
     jar.take(answer.response);
-    return { jar, csrf: answer.response.headers.get("x-csrf-token") ?? "", address };
+    // The visitor's next requests go to the node that answered (sticky, as most balancers keep a browser).
+    return { jar, csrf: answer.response.headers.get("x-csrf-token") ?? "", address, node: answer.node };
   }
 
   private async signIn(): Promise<boolean> {
@@ -131,11 +179,13 @@ export class Load {
     if (!visitor) return false;
     const { accounts, password } = this.target;
     const email = accounts[this.signIns++ % accounts.length] as string;
-    const answer = await this.request("POST /api/account/login", "/api/account/login", 200, {
-      method: "POST",
-      headers: this.headers(visitor),
-      body: JSON.stringify({ email, password }),
-    });
+    const answer = await this.request(
+      "POST /api/account/login",
+      "/api/account/login",
+      200,
+      { method: "POST", headers: this.headers(visitor), body: JSON.stringify({ email, password }) },
+      visitor.node,
+    );
     if (!answer?.ok) return false;
     visitor.jar.take(answer.response);
     if (this.sessions.length < SESSION_POOL) this.sessions.push(visitor.jar.header);
@@ -146,9 +196,13 @@ export class Load {
   private async register(): Promise<void> {
     const visitor = await this.visitor();
     if (!visitor) return;
-    const challenge = await this.request("GET /api/captcha/challenge", "/api/captcha/challenge", 200, {
-      headers: this.headers(visitor),
-    });
+    const challenge = await this.request(
+      "GET /api/captcha/challenge",
+      "/api/captcha/challenge",
+      200,
+      { headers: this.headers(visitor) },
+      visitor.node,
+    );
     if (!challenge?.ok) return;
     let botCheck: string;
     try {
@@ -159,19 +213,25 @@ export class Load {
     }
     const email = `soak-${this.target.runId}-r${this.registered++}@example.com`;
     this.registrations.attempted.add(email);
-    const answer = await this.request("POST /api/account/register", "/api/account/register", 200, {
-      method: "POST",
-      headers: this.headers(visitor),
-      body: JSON.stringify({
-        email,
-        password: this.target.password,
-        firstName: "Soak",
-        lastName: "Test",
-        countryCode: "de",
-        newsletterSubscription: false,
-        botCheck,
-      }),
-    });
+    const answer = await this.request(
+      "POST /api/account/register",
+      "/api/account/register",
+      200,
+      {
+        method: "POST",
+        headers: this.headers(visitor),
+        body: JSON.stringify({
+          email,
+          password: this.target.password,
+          firstName: "Soak",
+          lastName: "Test",
+          countryCode: "de",
+          newsletterSubscription: false,
+          botCheck,
+        }),
+      },
+      visitor.node,
+    );
     if (answer?.ok) this.registrations.acknowledged.add(email);
   }
 
@@ -183,21 +243,35 @@ export class Load {
       return;
     }
     const name = `POST /oidc/token (refresh${chain.scope ? `, scope=${chain.scope}` : ", with ID token"})`;
-    const started = performance.now();
+    let node = this.nextNode();
+    let started = performance.now();
     let answer: RefreshAnswer;
-    try {
-      answer = await refreshGrant(this.target.base, chain.token, chain.scope, {
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (error) {
-      this.stats.error(name, performance.now() - started, error);
-      this.dropChain();
-      return;
+    for (let tries = 1; ; tries++) {
+      try {
+        answer = await refreshGrant(this.base(node), chain.token, chain.scope, {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        break;
+      } catch (error) {
+        if (refused(error) && tries < this.target.bases.length) {
+          this.retried += 1;
+          node = this.nextNode(node);
+          started = performance.now();
+          continue;
+        }
+        this.stats.error(name, performance.now() - started, error, { node, startedAt: started });
+        // The grant may have rotated the token before the node died: the chain's next token is unknown.
+        if (!refused(error)) this.chainsInFlightAtKill += 1;
+        this.dropChain();
+        return;
+      }
     }
     const ms = performance.now() - started;
     if (!answer.ok) {
-      this.stats.answer(name, ms, answer.status, 200, answer.body);
-      this.dropChain();
+      this.stats.answer(name, ms, answer.status, 200, answer.body, { node, startedAt: started });
+      // 503 is "try again" (the database was away and the grant did not happen): the app keeps its token and does.
+      if (answer.status === 503) this.giveChain(chain);
+      else this.dropChain();
       return;
     }
     this.stats.answer(name, ms, 200, 200, "");
@@ -226,7 +300,7 @@ export class Load {
     for (const waiter of this.chainWaiters.splice(0)) waiter(undefined);
   }
 
-  private headers(visitor: { jar: Jar; csrf: string; address: string }): Record<string, string> {
+  private headers(visitor: Visitor): Record<string, string> {
     return {
       "content-type": "application/json",
       cookie: visitor.jar.header,
@@ -241,26 +315,50 @@ export class Load {
     return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
   }
 
-  /** A timed request whose whole body is read; the answer is recorded against the status it must have. */
+  /** The next node in turn, or the one after `after` (where a refused request goes next). */
+  private nextNode(after?: number): number {
+    const count = this.target.bases.length;
+    if (after !== undefined) return (after + 1) % count;
+    this.turn = (this.turn + 1) % count;
+    return this.turn;
+  }
+
+  private base(node: number): string {
+    return this.target.bases[node] as string;
+  }
+
+  /**
+   * A timed request whose whole body is read; the answer is recorded against the status it must have. A refused
+   * connection (the node is down and never saw the request) goes to the next node.
+   */
   private async request(
     name: string,
     path: string,
     expected: number,
     init: RequestInit,
-  ): Promise<{ ok: boolean; response: Response; body: string } | undefined> {
-    const started = performance.now();
-    try {
-      const response = await fetch(this.target.base + path, {
-        ...init,
-        redirect: "manual",
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-      const body = await response.text();
-      this.stats.answer(name, performance.now() - started, response.status, expected, body);
-      return { ok: response.status === expected, response, body };
-    } catch (error) {
-      this.stats.error(name, performance.now() - started, error);
-      return undefined;
+    node = this.nextNode(),
+  ): Promise<{ ok: boolean; response: Response; body: string; node: number } | undefined> {
+    for (let tries = 1; ; tries++) {
+      const started = performance.now();
+      const sent: Sent = { node, startedAt: started };
+      try {
+        const response = await fetch(this.base(node) + path, {
+          ...init,
+          redirect: "manual",
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        const body = await response.text();
+        this.stats.answer(name, performance.now() - started, response.status, expected, body, sent);
+        return { ok: response.status === expected, response, body, node };
+      } catch (error) {
+        if (refused(error) && tries < this.target.bases.length) {
+          this.retried += 1;
+          node = this.nextNode(node);
+          continue;
+        }
+        this.stats.error(name, performance.now() - started, error, sent);
+        return undefined;
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 /** What the soak saw of each kind of request: answers by class, latencies, and the first few unexpected ones. */
 import { createHistogram, type RecordableHistogram } from "node:perf_hooks";
+import type { Failure } from "./verdict.ts";
 
 export interface RequestStats {
   count: number;
@@ -16,6 +17,12 @@ export interface RequestStats {
   latency: RecordableHistogram;
 }
 
+/** Where a request went and when it started (performance.now()), for the chaos soak's outage windows. */
+export interface Sent {
+  node: number;
+  startedAt: number;
+}
+
 /** At most this many unexpected answers are kept for the report, with the start of their body. */
 const KEPT_PROBLEMS = 12;
 const BODY_SHOWN = 300;
@@ -25,6 +32,8 @@ export class Stats {
   readonly problems: string[] = [];
   /** Every unexpected answer, missing answer or other failure, kept or not. */
   incidents = 0;
+  /** Every 5xx and request without an answer, with its node and times (performance.now()): verdict.ts judges them. */
+  readonly failures: Failure[] = [];
 
   private of(name: string): RequestStats {
     let stats = this.requests.get(name);
@@ -43,7 +52,7 @@ export class Stats {
     return stats;
   }
 
-  answer(name: string, ms: number, status: number, expected: number, body: string): void {
+  answer(name: string, ms: number, status: number, expected: number, body: string, sent?: Sent): void {
     const stats = this.of(name);
     stats.count += 1;
     stats.latency.record(Math.max(1, Math.round(ms * 1000)));
@@ -51,19 +60,27 @@ export class Stats {
       stats.expected += 1;
       return;
     }
-    if (status >= 500) stats.server5xx += 1;
-    else if (status >= 400) stats.other4xx += 1;
+    if (status >= 500) {
+      stats.server5xx += 1;
+      this.fail(name, sent, status);
+    } else if (status >= 400) stats.other4xx += 1;
     else stats.otherStatus += 1;
     this.problem(`${name}: ${status} (expected ${expected}) ${body.slice(0, BODY_SHOWN)}`);
   }
 
-  error(name: string, ms: number, error: unknown): void {
+  error(name: string, ms: number, error: unknown, sent?: Sent): void {
     const stats = this.of(name);
+    this.fail(name, sent);
     stats.count += 1;
     stats.errors += 1;
     stats.latency.record(Math.max(1, Math.round(ms * 1000)));
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     this.problem(`${name}: no answer, ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`);
+  }
+
+  private fail(name: string, sent: Sent | undefined, status?: number): void {
+    const endedMs = performance.now();
+    this.failures.push({ name, node: sent?.node ?? 0, startedMs: sent?.startedAt ?? endedMs, endedMs, status });
   }
 
   /** Something the soak could not do, outside any one request (a refresh chain that ran out, say). */
