@@ -18,8 +18,9 @@ export const LAYERS: readonly (readonly string[])[] = [
   // Small services on the store; `jobs` holds the one leased queue, `mail` is a kind of job on it; `events` tells
   // whoever listens that gateway sessions ended (the provider's back-channel logout, the forum's sign-out).
   ["audit", "codes", "captcha", "metrics", "jobs", "mail", "events"],
-  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys.
-  ["sessions", "accounts", "federation", "forum", "factors"],
+  // Domain services: accounts, sessions, federated identities, the forum bridge, second factors and passkeys; and
+  // the sweeper (issue #28), which removes their expired rows in bounded batches.
+  ["sessions", "accounts", "federation", "forum", "factors", "sweeper.ts"],
   // The sign-in core (issue #24 §1): one next step for an attempt, from the domain services.
   ["signin"],
   // HTTP only: cookies, headers, the guard, errors, pages, the metrics listener.

@@ -451,8 +451,8 @@ describe("mail survives an SMTP outage", () => {
 
       const back = await new TestSmtp().start(port);
       try {
-        // Time passes: make the retry due now instead of waiting out the back-off.
-        await local.app.db.updateTable("outbox").set({ next_attempt_at: Date.now() }).execute();
+        // Time passes: make the retry due now instead of waiting out the back-off (the queue's job holds the time).
+        await local.app.db.updateTable("jobs").set({ next_attempt_at: Date.now() }).execute();
         await local.app.services.mail.runOnce();
         const mail = await back.waitFor("outage@example.com");
         expect(linkIn(mail, "/account/activate").searchParams.get("code")).toMatch(/^[\w-]{43}$/u);
