@@ -16,6 +16,7 @@ import * as signInAttempts from "./014-sign-in-attempts.ts";
 import * as secondFactors from "./015-second-factors.ts";
 import * as securityPage from "./016-security-page.ts";
 import * as activityOrder from "./017-activity-order.ts";
+import * as sweeperIndexes from "./020-sweeper-indexes.ts";
 
 /** Migrations in order; names sort, so prefix them with a number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "015-second-factors": secondFactors,
   "016-security-page": securityPage,
   "017-activity-order": activityOrder,
+  "020-sweeper-indexes": sweeperIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
