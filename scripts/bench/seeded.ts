@@ -17,7 +17,7 @@ import { gatewayEnv, ROOT, startGateway } from "./gateway.ts";
 import { refreshGrant, refreshTokens } from "./oidc.ts";
 import { queryPlans } from "./plans.ts";
 import { freePort, start, stop } from "./processes.ts";
-import type { Row } from "./report.ts";
+import { printReport, type Row } from "./report.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Requests in flight at once for each path: a steady load, not a saturating one (2 cores here). */
@@ -365,6 +365,8 @@ async function measureOn(
     });
   }
   rows.push({ label: `${label}: the sweeper during the second round`, value: sweepNote });
+  // Printed as soon as they are known: a run of tens of minutes that breaks later keeps them.
+  printReport(`${label}, ${accounts.toLocaleString("en")} seeded accounts`, rows);
   return rows;
 }
 
