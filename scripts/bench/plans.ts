@@ -134,8 +134,11 @@ export async function queryPlans(databaseUrl: string): Promise<{ path: string; s
     ];
     const plans = [];
     for (const [path, work] of paths)
-      for (const query of await statementsOf(db, work))
-        plans.push({ path, sql: query.sql, plan: await explain(db, postgres, query) });
+      for (const caught of await statementsOf(db, work)) {
+        // The session read is compiled once with a blank id and bound to the real one per call (store/sessions.ts).
+        const query = { ...caught, parameters: caught.parameters.map((p) => (p === "" ? session.id : p)) };
+        plans.push({ path, sql: query.sql, plan: await explain(db, postgres, query as CompiledQuery) });
+      }
     return plans;
   } finally {
     await db.destroy();
