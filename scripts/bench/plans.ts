@@ -91,6 +91,7 @@ async function samples(db: Db) {
     .selectFrom("oidc_models")
     .select(["id", "grant_id"])
     .where("model", "=", "RefreshToken")
+    .where("expires_at", ">", Date.now())
     .limit(1)
     .executeTakeFirstOrThrow();
   return { session, token };
