@@ -6,7 +6,9 @@
  *  - OpenID Connect refresh-token grants per second and per core (issue #10, target ≥ 300/s per core);
  *  - passkey sign-ins per second beside the password's (issue #26; no target: a signature check, no argon2id);
  *  - the security page's three lists for one person with 200 sessions, 50 grants and 10,000 events, first page and
- *    a deep one, on SQLite and PostgreSQL (issue #27, target p99 < 50 ms). `npm run bench -- --security` runs these alone.
+ *    a deep one, on SQLite and PostgreSQL (issue #27, target p99 < 50 ms). `npm run bench -- --security` runs these alone;
+ *  - `npm run bench -- --seeded [--accounts N] [--plans]` (issue #28, run alone): the hot paths at a million seeded
+ *    accounts beside an empty database, with and without the sweeper, and their query plans (bench/seeded.ts).
  * Every server runs in its own process; autocannon drives them over loopback. Every figure and target is printed
  * even when one is missed; the exit code is 0 unless the bench itself broke.
  */
@@ -23,6 +25,7 @@ import { addPasskey, passkeyLoad } from "./bench/passkeys.ts";
 import { cpuMicros, freePort, machine, peakSampler, ready, residentBytes, start, stop } from "./bench/processes.ts";
 import { megabytes, printReport, type Row } from "./bench/report.ts";
 import { securityLists } from "./bench/security.ts";
+import { seededBench } from "./bench/seeded.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const PASSWORD = "quiet harbour lantern 42";
@@ -111,6 +114,13 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
   if (process.argv.includes("--security")) {
     printReport(`Gatehouse benchmark, the security page's lists — ${machine(cores)}`, await securityLists(dir));
+    return;
+  }
+  if (process.argv.includes("--seeded")) {
+    const at = process.argv.indexOf("--accounts");
+    const accounts = at > 0 ? Number(process.argv[at + 1]) : 1_000_000;
+    const rows = await seededBench(dir, accounts, process.argv.includes("--plans"));
+    printReport(`Gatehouse benchmark, ${accounts.toLocaleString("en")} seeded accounts — ${machine(cores)}`, rows);
     return;
   }
 
