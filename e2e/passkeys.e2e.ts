@@ -94,6 +94,27 @@ async function presence(authenticator: Authenticator, enabled: boolean): Promise
   });
 }
 
+/**
+ * Presses the passkey button (`press`) and touches the authenticator once the browser asks: the button's modal request
+ * waits for its options from the server, which are held until the touch is on. A touch set after the press could
+ * otherwise come after the authenticator was asked (a fast server), and the request would wait for a touch forever.
+ */
+async function pressWithTouch(page: Page, authenticator: Authenticator, press: () => Promise<void>): Promise<void> {
+  let touched = () => {};
+  const touch = new Promise<void>((resolve) => {
+    touched = resolve;
+  });
+  const options = "**/api/sign-in/passkey/options";
+  await page.route(options, async (route) => {
+    await touch;
+    await route.continue();
+  });
+  await press();
+  await presence(authenticator, true);
+  touched();
+  await page.unroute(options);
+}
+
 async function credentialsOf(authenticator: Authenticator) {
   const { credentials } = await authenticator.cdp.send("WebAuthn.getCredentials", {
     authenticatorId: authenticator.id,
@@ -157,8 +178,7 @@ describe("passkeys in Chromium (issue #26)", () => {
     await button.waitFor();
     expect(await page.getByLabel("Username or email").getAttribute("autocomplete")).toBe("username webauthn");
     // Touched once the browser asks (the autofill request ended before the button's began).
-    await button.click();
-    await presence(authenticator, true);
+    await pressWithTouch(page, authenticator, () => button.click());
     await editAccount(page);
     await security(page).getByText("Last used", { exact: false }).waitFor();
     const [credential] = await credentialsOf(authenticator);
@@ -198,8 +218,9 @@ describe("passkeys in Chromium (issue #26)", () => {
     await page.goto(`${fx.service.baseUrl}/oidc/auth?${query}`);
     await page.getByRole("heading", { level: 1, name: /^Sign in to continue to / }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/service_login");
-    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
-    await presence(authenticator, true);
+    await pressWithTouch(page, authenticator, () =>
+      page.getByRole("button", { name: "Sign in with a passkey" }).click(),
+    );
     await page.waitForURL((target) => target.origin === app.origin);
     const callback = app.lastTo("/callback");
     expect(callback?.searchParams.get("state")).toBe(state);
@@ -267,8 +288,7 @@ describe("passkeys in Chromium (issue #26)", () => {
     // By keyboard alone: the passkey button is reached by Tab and signs in with Enter.
     await page.goto(TO_PROFILE);
     await tabTo(page, page.getByRole("button", { name: "Sign in with a passkey" }));
-    await page.keyboard.press("Enter");
-    await presence(authenticator, true);
+    await pressWithTouch(page, authenticator, () => page.keyboard.press("Enter"));
     await editAccount(page);
     await context.close();
   });
