@@ -105,13 +105,17 @@ async function pressWithTouch(page: Page, authenticator: Authenticator, press: (
     touched = resolve;
   });
   const options = "**/api/sign-in/passkey/options";
-  await page.route(options, async (route) => {
-    await touch;
-    await route.continue();
+  // Every held request is let through before the route goes: a route removed under a held request is handled twice.
+  const held: Promise<void>[] = [];
+  await page.route(options, (route) => {
+    const through = touch.then(() => route.continue());
+    held.push(through);
+    return through;
   });
   await press();
   await presence(authenticator, true);
   touched();
+  await Promise.all(held);
   await page.unroute(options);
 }
 
