@@ -1,7 +1,7 @@
 import { BRAND_IDS, BRANDS } from "@gatehouse/contract";
 import { describe, expect, it } from "vitest";
+import { refuseWritesAt } from "../packages/server/test/refuse-writes.ts";
 import { linkIn } from "../packages/server/test/smtp.ts";
-import { failAccountWrites } from "./db-fault.ts";
 import {
   createPerson,
   expectAccessible,
@@ -126,8 +126,8 @@ describe("profile", () => {
     const email = uniqueEmail("fivexx");
     const { page, context } = await signedInOnProfile(email);
     await page.getByLabel("Last name").fill("Okafor");
-    // A real server failure: the database refuses the save (db-fault.ts), so the service answers a 500.
-    const release = await failAccountWrites(fx.service.databaseUrl, email);
+    // A real server failure: the database refuses the save (refuse-writes.ts), so the service answers a 500.
+    const release = await refuseWritesAt(fx.service.databaseUrl, { table: "users", event: "update", email });
     try {
       const answer = page.waitForResponse(
         (r) => r.url().endsWith("/api/account/profile") && r.request().method() === "PUT",

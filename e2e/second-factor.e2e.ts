@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { BRAND_IDS, STEP_UP_MS, TOTP as TOTP_SETTINGS } from "@gatehouse/contract";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -18,7 +17,6 @@ import {
   isFocused,
   launch,
   PHONE,
-  SCREENSHOTS,
   screenshot,
   signedInVisitor,
   signIn,
@@ -107,8 +105,7 @@ async function check(page: Page, name: string, modal = false): Promise<void> {
     await settled(page);
     await expectAccessible(page);
     if (modal) {
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${viewport}.png`) });
+      await screenshot(page, `${name}-${viewport}`, { fullPage: false });
       continue;
     }
     expect(await layoutProblems(page, "en")).toEqual([]);

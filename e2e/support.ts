@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, expect, inject, onTestFailed, vi } from "vitest";
@@ -10,8 +10,11 @@ import { TEST_PASSWORDS } from "./passwords.ts";
 import { startTestSmtp } from "./run.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-/** Where screenshots land; E2E_SCREENSHOTS moves a second lane's elsewhere when two run at once (.ci/run). */
-export const SCREENSHOTS = process.env.E2E_SCREENSHOTS || join(import.meta.dirname, "screenshots");
+/**
+ * Where screenshots land; E2E_SCREENSHOTS moves a lane's elsewhere, and `off` takes none: CI's PostgreSQL lane, whose
+ * screens are the SQLite lane's (the same web app) and whose pictures nobody looks at (.ci/run, issue #28).
+ */
+const SCREENSHOTS = process.env.E2E_SCREENSHOTS || join(import.meta.dirname, "screenshots");
 
 export const baseUrl = () => inject("baseUrl");
 
@@ -228,9 +231,12 @@ export async function expectAccessible(page: Page): Promise<void> {
 export const isFocused = (locator: Locator): Promise<boolean> =>
   locator.evaluate((el) => el === document.activeElement);
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/** Photographs the page for a person to look at, as `name`.png (a name may have folders) under the screenshots folder. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
+  if (SCREENSHOTS === "off") return;
+  const path = join(SCREENSHOTS, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage });
 }
 
 /** Fills the sign-in form the way a person does: by label, then the Sign in button; resolves with the gateway's answer. */

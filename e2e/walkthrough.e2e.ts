@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import {
   BRANDS,
   type BrandId,
@@ -20,7 +18,7 @@ import {
   launch,
   REGISTER_PASSWORD,
   reportOnFailure,
-  SCREENSHOTS,
+  screenshot,
   stubExternalSites,
 } from "./support.ts";
 
@@ -36,7 +34,6 @@ const VIEWPORTS = [
   { name: "phone", width: 390, height: 844 },
   { name: "desktop", width: 1280, height: 800 },
 ] as const;
-const SHOTS = join(SCREENSHOTS, "walkthrough");
 /** A walk takes about 20 s alone; three side by side on a loaded machine take longer. */
 const WALK_TIMEOUT_MS = 150_000;
 
@@ -52,7 +49,6 @@ let browser: Browser;
 let setupPath: string;
 beforeAll(async () => {
   browser = await launch();
-  mkdirSync(SHOTS, { recursive: true });
   // One invitation serves every walk: looking at the set-up page does not spend its code.
   const invited = `walkthrough.invite.${process.pid}@example.com`;
   await admin("user:invite", "--email", invited);
@@ -123,10 +119,7 @@ class Walk {
       // Every photographed screen is also checked with axe (docs/development.md "Test it"), in this language and theme.
       if (viewport === VIEWPORTS[0])
         await expectAccessible(this.page).catch((error: Error) => this.problems.push(`${screen}: ${error.message}`));
-      await this.page.screenshot({
-        path: join(SHOTS, `${this.brand}-${this.language}-${screen}-${viewport.name}.png`),
-        fullPage: true,
-      });
+      await screenshot(this.page, `walkthrough/${this.brand}-${this.language}-${screen}-${viewport.name}`);
     }
     await this.page.setViewportSize(VIEWPORTS[0]);
   }

@@ -279,17 +279,23 @@ function startSweeper(databaseUrl: string, dir: string): { child: ChildProcess; 
 }
 
 function sweepSummary(report: string): string {
-  if (!existsSync(report)) return "no pass finished";
-  const { how, totals, passes } = JSON.parse(readFileSync(report, "utf8")) as {
+  if (!existsSync(report)) return "not one statement finished";
+  const { how, totals, passes, statements, ms } = JSON.parse(readFileSync(report, "utf8")) as {
     how: string;
     totals: Record<string, number>;
     passes: number[];
+    statements: { count: number; busyMs: number; longestMs: number };
+    ms: number;
   };
   const removed = Object.entries(totals)
     .filter(([, count]) => count > 0)
     .map(([kind, count]) => `${kind} ${count.toLocaleString("en")}`)
     .join(", ");
-  return `${passes.length} passes (${how}), longest ${(Math.max(...passes) / 1000).toFixed(1)} s; removed ${removed || "nothing"}`;
+  const finished = passes.length
+    ? `${passes.length} passes finished (longest ${(Math.max(...passes) / 1000).toFixed(1)} s)`
+    : "its first pass still under way";
+  const busy = `${statements.count.toLocaleString("en")} statements, ${((100 * statements.busyMs) / ms).toFixed(0)}% of its time, longest ${statements.longestMs.toFixed(0)} ms`;
+  return `${how}: ${finished}; ${busy}; removed ${removed || "nothing"}`;
 }
 
 const ms = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));

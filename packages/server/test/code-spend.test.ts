@@ -1,6 +1,5 @@
 import { DELETION_TTL_MS, PASSWORD_RESET_TTL_MS, PASSWORD_SETUP_TTL_MS } from "@gatehouse/contract";
-import { sql } from "kysely";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteAccount } from "../src/accounts/deletion.ts";
 import { verifyPassword } from "../src/accounts/passwords.ts";
 import { resetPassword, setupPassword } from "../src/accounts/recovery.ts";
@@ -12,6 +11,7 @@ import type { MailSite } from "../src/mail/links.ts";
 import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { usersStore } from "../src/store/users.ts";
 import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
+import { REFUSED, type Refusal, refuseWrites } from "./refuse-writes.ts";
 
 /**
  * Issue #28: reset, set-up and deletion spend their code in the transaction that does the work (the password hashed
@@ -27,12 +27,10 @@ describeDatabases([
   ["PostgreSQL", freshPostgres],
 ])("codes spent in the work's transaction on %s", (_name, url) => {
   let db: Db;
-  let postgres = false;
   let n = 0;
 
   beforeAll(async () => {
     const databaseUrl = await url();
-    postgres = !databaseUrl.startsWith("sqlite:");
     db = openDatabase(databaseUrl).db;
     await migrate(db);
   });
@@ -47,27 +45,13 @@ describeDatabases([
       countryCode: "DE",
     });
 
-  /** A trigger that fails the statement doing the work, after the code's spend in the same transaction. */
-  async function failing(
-    event: "update of password_hash" | "delete" | "insert",
-    work: () => Promise<unknown>,
-    table: "users" | "outbox" = "users",
-  ): Promise<void> {
-    if (postgres) {
-      await sql`create or replace function injected_failure() returns trigger language plpgsql as $$
-        begin raise exception 'injected failure'; end $$`.execute(db);
-      await sql
-        .raw(`create trigger injected before ${event} on ${table} for each row execute function injected_failure()`)
-        .execute(db);
-    } else {
-      await sql
-        .raw(`create trigger injected before ${event} on ${table} begin select raise(abort, 'injected failure'); end`)
-        .execute(db);
-    }
+  /** Fails the statement doing the work, after the code's spend in the same transaction. */
+  async function failing(refusal: Refusal, work: () => Promise<unknown>): Promise<void> {
+    const restore = await refuseWrites(db, refusal);
     try {
-      await expect(work()).rejects.toThrow(/injected failure/u);
+      await expect(work()).rejects.toThrow(REFUSED);
     } finally {
-      await sql.raw(postgres ? `drop trigger injected on ${table}` : "drop trigger injected").execute(db);
+      await restore();
     }
   }
 
@@ -78,7 +62,7 @@ describeDatabases([
     // before issue #28), the link was "used" after the failure and the password still the old one.
     const user = await person();
     const code = await issueCode(db, user.id, "password_reset", PASSWORD_RESET_TTL_MS);
-    await failing("update of password_hash", () => resetPassword(db, code, NEW, site));
+    await failing({ table: "users", event: "update of password_hash" }, () => resetPassword(db, code, NEW, site));
     expect(await codeStatus(db, code, "password_reset")).toBe("valid");
     expect(await verifyPassword(await passwordOf(user.id), OLD)).toBe(true);
 
@@ -93,7 +77,7 @@ describeDatabases([
     const user = await person();
     await usersStore.update(db, user.id, { password_hash: null, status: "pending" });
     const code = await issueCode(db, user.id, "password_setup", PASSWORD_SETUP_TTL_MS);
-    await failing("update of password_hash", () => setupPassword(db, code, NEW, undefined));
+    await failing({ table: "users", event: "update of password_hash" }, () => setupPassword(db, code, NEW, undefined));
     expect(await codeStatus(db, code, "password_setup")).toBe("valid");
     expect(await usersStore.findById(db, user.id)).toMatchObject({ password_hash: null, status: "pending" });
 
@@ -109,7 +93,7 @@ describeDatabases([
   it("deletion: a failure after the spend leaves the link unused and the account; then it deletes once", async () => {
     const user = await person();
     const code = await issueCode(db, user.id, "deletion", DELETION_TTL_MS);
-    await failing("delete", () => deleteAccount(db, code, site));
+    await failing({ table: "users", event: "delete" }, () => deleteAccount(db, code, site));
     expect(await codeStatus(db, code, "deletion")).toBe("valid");
     expect(await usersStore.findById(db, user.id)).toBeDefined();
 
@@ -135,25 +119,48 @@ describeDatabases([
     expect(await verifyPassword(await passwordOf(user.id), NEW)).toBe(true);
   });
 
-  it("a recovery code's spend and its notice are one: a failure queuing the mail leaves the code unspent", async () => {
-    // Guard: spendNoticed's transaction (factors/second-factor.ts). Checked: with the notice queued after the spend
-    // (as before issue #28), the code was spent and no mail queued after the failure.
-    const user = await person();
-    const secret = "test-secret-that-is-long-enough-123456";
-    const [code] = await newRecoveryCodes(db, secret, user.id);
-    const check = () =>
-      checkCode(db, { user, method: "recovery_code", code: code as string, sessionSecret: secret, noticeSite: site });
-    await failing("insert", check, "outbox");
-    const notices = () =>
-      db
-        .selectFrom("outbox")
-        .select("id")
-        .where("user_id", "=", user.id)
-        .where("kind", "=", "recovery_code_used")
-        .execute();
-    expect(await notices()).toEqual([]);
-    expect(await check()).toMatchObject({ ok: true, recoveryCodesLeft: 9 });
-    expect(await notices()).toHaveLength(1);
-    expect(await check()).toMatchObject({ ok: false });
+  describe.each([
+    ["its notice", { table: "outbox", event: "insert" }],
+    ["its line of the audit trail", { table: "audit", event: "insert" }],
+  ] as const)("a recovery code's spend and %s are one", (_what, refusal) => {
+    it("a failure writing it leaves the code unspent; then the code is spent once, with both", async () => {
+      // Guard: spendNoticed's transaction (factors/second-factor.ts). Checked: with the notice queued after the spend
+      // (as before issue #28), the code was spent and no mail queued after the failure; with the audit written by
+      // the route after the spend, the code was spent and the trail had no line.
+      const user = await person();
+      const secret = "test-secret-that-is-long-enough-123456";
+      const [code] = await newRecoveryCodes(db, secret, user.id);
+      const client = { ip: "192.0.2.7", userAgent: "Firefox", country: "FR" };
+      const check = () =>
+        checkCode(db, {
+          user,
+          method: "recovery_code",
+          code: code as string,
+          sessionSecret: secret,
+          source: { client },
+          noticeSite: site,
+        });
+      await failing(refusal, check);
+      const notices = () =>
+        db
+          .selectFrom("outbox")
+          .select("id")
+          .where("user_id", "=", user.id)
+          .where("kind", "=", "recovery_code_used")
+          .execute();
+      const trail = () =>
+        db
+          .selectFrom("audit")
+          .select(["ip", "country", "detail"])
+          .where("user_id", "=", user.id)
+          .where("event", "=", "recovery_code_used")
+          .execute();
+      expect(await notices()).toEqual([]);
+      expect(await trail()).toEqual([]);
+      expect(await check()).toMatchObject({ ok: true, recoveryCodesLeft: 9 });
+      expect(await notices()).toHaveLength(1);
+      expect(await trail()).toEqual([{ ip: "192.0.2.7", country: "FR", detail: "9 left" }]);
+      expect(await check()).toMatchObject({ ok: false });
+    });
   });
 });

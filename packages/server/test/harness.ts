@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject } from "vitest";
 import { type App, buildApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { type Answer, Client } from "./client.ts";
 import { createDatabase } from "./postgres.ts";
 import { type MailWanted, type ReceivedMail, TestSmtp } from "./smtp.ts";
@@ -54,6 +55,31 @@ export function freshPostgres(): Promise<string> {
   // The fast lane starts no PostgreSQL: a PostgreSQL half belongs in describeDatabases (or the file in INTEGRATION).
   if (!url) throw new Error("no PostgreSQL in this lane: put the block in describeDatabases (vitest.config.ts)");
   return createDatabase(url);
+}
+
+/** Two nodes' connections to one database, for tests of what nodes share (the queue's lease, the workers). */
+export interface TwoNodes {
+  db: Db;
+  other: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * Migrates the database and opens the second node's connection: on PostgreSQL a pool of its own; on SQLite the same
+ * connection (two SQLite connections in one process would deadlock; tests of separate processes use child ones).
+ */
+export async function twoNodes(databaseUrl: string): Promise<TwoNodes> {
+  const { db, kind } = openDatabase(databaseUrl);
+  await migrate(db);
+  const other = kind === "sqlite" ? db : openDatabase(databaseUrl).db;
+  return {
+    db,
+    other,
+    async close() {
+      if (other !== db) await other.destroy();
+      await db.destroy();
+    },
+  };
 }
 
 export interface TestServer {

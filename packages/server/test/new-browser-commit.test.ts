@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "../src/accounts/users.ts";
 import { newSessionToken } from "../src/sessions/sessions.ts";
@@ -7,6 +6,7 @@ import { signIn } from "../src/signin/attempt.ts";
 import { proofOf } from "../src/signin/proofs.ts";
 import type { Db } from "../src/store/db.ts";
 import { describeDatabases, freshPostgres, startServer, type TestServer } from "./harness.ts";
+import { REFUSED, refuseWrites } from "./refuse-writes.ts";
 
 const CLIENT = { ip: "192.0.2.1", userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0" };
 const CONTEXT = { selfOrigin: "http://127.0.0.1:8080", legacyOrigins: [] };
@@ -18,7 +18,7 @@ const CONTEXT = { selfOrigin: "http://127.0.0.1:8080", legacyOrigins: [] };
 describeDatabases([
   ["SQLite", async () => undefined],
   ["PostgreSQL", freshPostgres],
-])("a sign-in and its new-browser notice on %s", (name, database) => {
+])("a sign-in and its new-browser notice on %s", (_name, database) => {
   let server: TestServer;
   const db = (): Db => server.app.db;
   beforeAll(async () => {
@@ -49,22 +49,11 @@ describeDatabases([
 
   /** Makes every insert into the outbox fail for the length of `work` (a fault after the session's insert). */
   async function outboxFailing(work: () => Promise<unknown>): Promise<void> {
-    const postgres = name === "PostgreSQL";
-    if (postgres) {
-      await sql`create or replace function injected_failure() returns trigger language plpgsql as $$
-        begin raise exception 'injected failure'; end $$`.execute(db());
-      await sql`create trigger injected before insert on outbox for each row execute function injected_failure()`.execute(
-        db(),
-      );
-    } else {
-      await sql`create trigger injected before insert on outbox begin select raise(abort, 'injected failure'); end`.execute(
-        db(),
-      );
-    }
+    const restore = await refuseWrites(db(), { table: "outbox", event: "insert" });
     try {
-      await expect(work()).rejects.toThrow(/injected failure/u);
+      await expect(work()).rejects.toThrow(REFUSED);
     } finally {
-      await sql.raw(postgres ? "drop trigger injected on outbox" : "drop trigger injected").execute(db());
+      await restore();
     }
   }
 

@@ -10,7 +10,7 @@ import { type Db, migrate, openDatabase } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { migrationProvider } from "../src/store/migrations/index.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { type DatabaseName, describeDatabases, freshPostgres, tempDir } from "./harness.ts";
+import { type DatabaseName, describeDatabases, freshPostgres, tempDir, twoNodes } from "./harness.ts";
 
 /**
  * Issue #28: the one durable queue's lease. A claim's lease is short (30 s) and renewed by a heartbeat while the
@@ -28,23 +28,16 @@ const databases: [DatabaseName, () => Promise<string>][] = [
 
 describeDatabases(databases)("the queue's lease on %s", (_name, url) => {
   let db: Db;
-  /** The second node's connection (SQLite: the same one; two SQLite connections in one process would deadlock). */
+  /** The second node's connection (harness.ts twoNodes). */
   let other: Db;
-  let sqlite = false;
+  let close = async () => {};
   let now = 2_000_000_000;
   const clock = () => now;
 
   beforeAll(async () => {
-    const databaseUrl = await url();
-    sqlite = databaseUrl.startsWith("sqlite:");
-    db = openDatabase(databaseUrl).db;
-    await migrate(db);
-    other = sqlite ? db : openDatabase(databaseUrl).db;
+    ({ db, other, close } = await twoNodes(await url()));
   });
-  afterAll(async () => {
-    if (!sqlite) await other.destroy();
-    await db.destroy();
-  });
+  afterAll(() => close());
 
   const worker = (on: Db, handlers: Record<string, JobHandler>, heartbeatMs = BEAT_MS): JobWorker =>
     startQueueWorker({ db: on, handlers, log: quiet, intervalMs: HOUR, clock, heartbeatMs });

@@ -5,10 +5,10 @@ import { type JobWorker, QUEUE_LEASE_MS, startQueueWorker } from "../src/jobs/wo
 import { queueMail } from "../src/mail/outbox.ts";
 import type { MailTransport, OutgoingMail } from "../src/mail/transport.ts";
 import { MAIL_JOB, mailJob } from "../src/mail/worker.ts";
-import { type Db, migrate, openDatabase } from "../src/store/db.ts";
+import type { Db } from "../src/store/db.ts";
 import { jobsStore } from "../src/store/jobs.ts";
 import { outboxStore } from "../src/store/outbox.ts";
-import { describeDatabases, freshPostgres, tempDir } from "./harness.ts";
+import { describeDatabases, freshPostgres, tempDir, twoNodes } from "./harness.ts";
 
 /**
  * Issue #13 review: two nodes' workers on one database, with a slow job and a clock the test moves (a handler
@@ -23,23 +23,16 @@ describeDatabases([
   ["PostgreSQL", freshPostgres],
 ])("job and mail workers of two nodes on %s", (_name, url) => {
   let db: Db;
-  /** The second node's connection (SQLite: the same one; two SQLite connections in one process would deadlock). */
+  /** The second node's connection (harness.ts twoNodes). */
   let other: Db;
-  let sqlite = false;
+  let close = async () => {};
   let now = 1_000_000_000;
   const clock = () => now;
 
   beforeAll(async () => {
-    const databaseUrl = await url();
-    sqlite = databaseUrl.startsWith("sqlite:");
-    db = openDatabase(databaseUrl).db;
-    await migrate(db);
-    other = sqlite ? db : openDatabase(databaseUrl).db;
+    ({ db, other, close } = await twoNodes(await url()));
   });
-  afterAll(async () => {
-    if (!sqlite) await other.destroy();
-    await db.destroy();
-  });
+  afterAll(() => close());
 
   async function queueJobRow(kind: string, n: number): Promise<string> {
     const id = randomUUID();

@@ -20,7 +20,7 @@ export type SecondFactorMethod = (typeof SECOND_FACTOR_METHODS)[number];
 
 /** Where a code was given from, for the audit trail. */
 export interface CodeSource {
-  client?: { ip: string; userAgent: string };
+  client?: { ip: string; userAgent: string; country?: string | null };
 }
 
 export type CodeCheck =
@@ -150,20 +150,24 @@ export async function acceptTotp(
 }
 
 /**
- * Spends a recovery code and, with `noticeSite`, queues the person's notice in the same transaction (issue #28): a
- * crash after the spend cannot lose the mail (ASVS 6.3.7: the person is told a recovery code was used).
+ * Spends a recovery code and, with `noticeSite`, queues the person's notice and writes `recovery_code_used` in the
+ * same transaction (issue #28): a crash after the spend can lose neither the mail (ASVS 6.3.7: the person is told a
+ * recovery code was used) nor the trail's line (ASVS 7.2.1: authentication decisions are logged).
  */
 function spendNoticed(
   db: Db,
-  input: { user: UserRow; code: string; sessionSecret: string; noticeSite?: MailSite },
+  input: { user: UserRow; code: string; sessionSecret: string; source?: CodeSource; noticeSite?: MailSite },
   now: number,
 ): Promise<boolean> {
   const { user, noticeSite } = input;
   if (!noticeSite) return spendRecoveryCode(db, input.sessionSecret, user.id, input.code, now);
+  const client = input.source?.client;
   return db.transaction().execute(async (trx) => {
     if (!(await spendRecoveryCode(trx, input.sessionSecret, user.id, input.code, now))) return false;
     const left = await secondFactorsStore.recoveryCodesLeft(trx, user.id);
     await notifyFactorChange(trx, user, { kind: "recovery_code_used", left }, noticeSite, now);
+    const who = { userId: user.id, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+    await audit(trx, "recovery_code_used", { ...who, country: client?.country ?? null, detail: `${left} left` }, now);
     return true;
   });
 }

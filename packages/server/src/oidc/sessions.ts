@@ -11,6 +11,7 @@ interface StoredAuthorization {
   persistsLogout?: boolean;
 }
 
+/** What a provider session stores of the clients it signed the person in to (lib/models/session.js of oidc-provider 9). */
 interface StoredSession {
   accountId?: string;
   authorizations?: Record<string, StoredAuthorization>;
@@ -61,7 +62,7 @@ export function providerSessionEnder(provider: Provider, db: Db, queued?: () => 
 
 /** Ends one provider session (see providerSessionEnder); answers how many back-channel logouts it queued. */
 async function endProviderSession(provider: Provider, db: Db, row: OidcModelRow): Promise<number> {
-  const session = JSON.parse(row.payload) as StoredSession;
+  const session = storedSession(row.payload) ?? {};
   const authorizations = Object.entries(session.authorizations ?? {});
   // Read before the transaction: a client lookup may read the database, which on SQLite waits for the transaction.
   const logouts: BackchannelLogout[] = [];
@@ -99,4 +100,32 @@ export function backchannelLogoutSender(provider: Provider): (payload: unknown) 
     const client = await backchannelClient(provider, clientId);
     if (client) await client.backchannelLogout(sub, sid);
   };
+}
+
+/** A stored provider session, or undefined for a payload that is not JSON (never written by the provider). */
+function storedSession(payload: string): StoredSession | undefined {
+  try {
+    return JSON.parse(payload) as StoredSession;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the client out of the person's provider sessions, as the provider's own end-session does for each client:
+ * without it the site's `prompt=none` would still find the person signed in to it (issue #27, removing an app's
+ * access; run in the removal's transaction). A session left with no client ends. Answers the sessions' `sid`s.
+ */
+export async function signOutOfClient(db: Db, userId: string, clientId: string): Promise<string[]> {
+  const sids: string[] = [];
+  for (const row of await oidcStore.sessionsOfAccount(db, userId)) {
+    const session = storedSession(row.payload);
+    const authorization = session?.authorizations?.[clientId];
+    if (session?.accountId !== userId || !authorization || !session.authorizations) continue;
+    if (authorization.sid) sids.push(authorization.sid);
+    delete session.authorizations[clientId];
+    if (Object.keys(session.authorizations).length === 0) await oidcStore.destroy(db, "Session", row.id);
+    else await oidcStore.setPayload(db, "Session", row.id, JSON.stringify(session));
+  }
+  return sids;
 }

@@ -1,6 +1,5 @@
 import { api, BRANDS } from "@gatehouse/contract";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { audit } from "../audit/audit.ts";
 import {
   type Actor,
   confirmTotp,
@@ -16,7 +15,7 @@ import { requestBrand, requestSite } from "../http/client.ts";
 import { currentUser } from "../http/current-user.ts";
 import { ApiError } from "../http/errors.ts";
 import { mount } from "../http/mount.ts";
-import { auditContext, signedIn } from "../http/session.ts";
+import { signedIn } from "../http/session.ts";
 import { afterStep } from "../http/sign-in.ts";
 import type { Services } from "../services.ts";
 
@@ -77,10 +76,8 @@ export async function factorRoutes(app: FastifyInstance, { services }: { service
     if (!next) throw new ApiError("not_authenticated");
     if (remember) await rememberBrowser(db, user.id, app.trustBrowser(reply, user.email_normalized, request));
     if (checked.recoveryCodesLeft === undefined) return { next };
-    const left = checked.recoveryCodesLeft;
-    await audit(db, "recovery_code_used", { ...auditContext(request, user.id), detail: `${left} left` });
     services.mail.kick();
-    return { next, recoveryCodesLeft: left };
+    return { next, recoveryCodesLeft: checked.recoveryCodesLeft };
   });
 
   mount(app, api.security, async (request) => securityOf(db, signedIn(request)));

@@ -8,7 +8,7 @@ import {
 } from "@gatehouse/contract";
 import { type AuditContext, audit } from "../audit/audit.ts";
 import { queueJob } from "../jobs/worker.ts";
-import { BACKCHANNEL_LOGOUT_JOB } from "../oidc/sessions.ts";
+import { BACKCHANNEL_LOGOUT_JOB, signOutOfClient } from "../oidc/sessions.ts";
 import type { ProviderClient } from "../settings/clients.ts";
 import type { Db } from "../store/db.ts";
 import { oidcStore } from "../store/oidc.ts";
@@ -30,12 +30,6 @@ interface StoredGrant {
   openid?: { scope?: string };
   resources?: Record<string, string | undefined>;
   rejected?: { openid?: { scope?: string } };
-}
-
-/** What a provider session stores of a client it signed the person in to (lib/models/session.js). */
-interface StoredSession {
-  accountId?: string;
-  authorizations?: Record<string, { sid?: string; grantId?: string }>;
 }
 
 export interface AppEntry {
@@ -199,22 +193,4 @@ export async function removeApp(
     await audit(trx, "app_removed", { ...who, userId, detail: clientId }, now);
     return { clientId, sids };
   });
-}
-
-/**
- * Takes the client out of the person's provider sessions, as the provider's own end-session does for each client:
- * without it the site's `prompt=none` would still find the person signed in to it. Answers the sessions' `sid`s.
- */
-async function signOutOfClient(db: Db, userId: string, clientId: string): Promise<string[]> {
-  const sids: string[] = [];
-  for (const row of await oidcStore.sessionsOfAccount(db, userId)) {
-    const session = parsed<StoredSession>(row.payload);
-    const authorization = session?.authorizations?.[clientId];
-    if (session?.accountId !== userId || !authorization || !session.authorizations) continue;
-    if (authorization.sid) sids.push(authorization.sid);
-    delete session.authorizations[clientId];
-    if (Object.keys(session.authorizations).length === 0) await oidcStore.destroy(db, "Session", row.id);
-    else await oidcStore.setPayload(db, "Session", row.id, JSON.stringify(session));
-  }
-  return sids;
 }

@@ -66,6 +66,11 @@ export function openDatabase(url: string, timeouts: SessionTimeouts = {}): OpenD
   return { db, kind: "sqlite" };
 }
 
+/** Which database an opened `Db` is (not a transaction object: those are found by the database they came from). */
+export function kindOf(db: Db): DbKind | undefined {
+  return kinds.get(db);
+}
+
 /** How long `exclusively` waits for another node's turn. */
 const TURN_WAIT_MS = 60_000;
 
