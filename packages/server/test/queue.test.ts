@@ -1,3 +1,4 @@
+import { DatabaseSync } from "node:sqlite";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
 import { Migrator, sql } from "kysely";
@@ -34,8 +35,11 @@ describeDatabases(databases)("the queue's lease on %s", (_name, url) => {
   let now = 2_000_000_000;
   const clock = () => now;
 
+  let databaseUrl = "";
+
   beforeAll(async () => {
-    ({ db, other, close } = await twoNodes(await url()));
+    databaseUrl = await url();
+    ({ db, other, close } = await twoNodes(databaseUrl));
   });
   afterAll(() => close());
 
@@ -88,6 +92,71 @@ describeDatabases(databases)("the queue's lease on %s", (_name, url) => {
     expect(await jobsStore.markDone(db, id, now, "dead-node")).toBe(false);
     expect(await jobsStore.renew(db, id, "dead-node", now + QUEUE_LEASE_MS)).toBe(false);
     await survivor.stop();
+  });
+
+  /**
+   * Takes the database away for real until the returned function is called: on PostgreSQL a trigger fails every
+   * update of a job with 57P01 (admin_shutdown, what a restart's connections get); on SQLite another connection holds
+   * the write lock (the worker's connection gives up after a short busy timeout).
+   */
+  async function databaseAway(): Promise<() => Promise<void>> {
+    if (databaseUrl.startsWith("sqlite:")) {
+      const holder = new DatabaseSync(databaseUrl.slice("sqlite:".length));
+      holder.exec("begin immediate");
+      return async () => {
+        holder.exec("rollback");
+        holder.close();
+      };
+    }
+    await sql`create or replace function database_away() returns trigger language plpgsql as $$
+      begin raise exception 'terminating connection due to administrator command' using errcode = '57P01'; end $$`.execute(
+      db,
+    );
+    await sql`create trigger database_away before update on jobs for each row execute function database_away()`.execute(
+      db,
+    );
+    return async () => void (await sql`drop trigger database_away on jobs`.execute(db));
+  }
+
+  it("records a finish the database refused once it is back, within the lease: no node runs the job again", async () => {
+    // Guard: withinLease (jobs/worker.ts; the soak's PostgreSQL restart sent one mail twice). Checked: without it,
+    // the finish failed, the job stayed claimed, and the other node ran it again once the lease lapsed.
+    const runs: string[] = [];
+    const id = await queueJob(db, "sent", {}, now);
+    let back: (() => Promise<void>) | undefined;
+    const waits: string[] = [];
+    const log = { ...quiet, warn: (_fields: unknown, message: string) => void waits.push(message) };
+    // The handler's work is done (the SMTP server has the mail) when the database goes away.
+    const handlers = {
+      sent: async () => {
+        runs.push("first");
+        back = await databaseAway();
+      },
+    };
+    const sqlite = databaseUrl.startsWith("sqlite:");
+    const own = sqlite ? openDatabase(databaseUrl, { busyTimeoutMs: 20 }).db : db;
+    const first = startQueueWorker({
+      db: own,
+      handlers,
+      log: log as unknown as FastifyBaseLogger,
+      intervalMs: HOUR,
+      clock,
+      heartbeatMs: BEAT_MS,
+    });
+    const finishing = first.runOnce();
+    try {
+      await vi.waitFor(() => expect(waits).toContain("job finish waits for the database"));
+    } finally {
+      await back?.();
+    }
+    await finishing;
+    expect(await jobsStore.findById(db, id)).toMatchObject({ status: "done", lease_token: null });
+    now += QUEUE_LEASE_MS + 1;
+    const second = worker(other, { sent: async () => void runs.push("second") });
+    await second.runOnce();
+    expect(runs).toEqual(["first"]);
+    await Promise.all([first.stop(), second.stop()]);
+    if (own !== db) await own.destroy();
   });
 
   it("refuses a finish and a renewal under a stale token while another claim holds the job", async () => {

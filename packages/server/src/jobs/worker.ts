@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { MAIL_RETRY } from "@gatehouse/contract";
 import type { FastifyBaseLogger } from "fastify";
-import { type Db, logFailure } from "../store/db.ts";
+import { type Db, isDatabaseUnavailable, logFailure } from "../store/db.ts";
 import { jobsStore } from "../store/jobs.ts";
 import type { JobRow } from "../store/schema.ts";
 import { backOff } from "./back-off.ts";
@@ -38,6 +39,12 @@ export const QUEUE_LEASE_MS = 30_000;
 /** A third of the lease: two renewals may fail (a database blip) before the lease lapses. */
 export const QUEUE_HEARTBEAT_MS = 10_000;
 const BATCH = 20;
+/**
+ * Issue #28: a finish that finds the database away is tried again until this long before the lease ends (the soak's
+ * PostgreSQL restart: a mail the SMTP server had accepted went again once the lease lapsed, because the worker could
+ * not record it sent). Another worker takes the job only after the lease, so a finish within it sends nothing twice.
+ */
+const FINISH_MARGIN_MS = 2_000;
 
 /** How many jobs this process has queued: the app wakes its worker after a request that queued some (app.ts). */
 let queuedInProcess = 0;
@@ -94,14 +101,22 @@ export function startQueueWorker(options: {
   const kinds = new Map(Object.entries(options.handlers).map(([name, handler]) => [name, kindOf(handler)]));
   const delay = (attempts: number) => backOff(attempts, options.firstDelayMs ?? MAIL_RETRY.firstDelayMs);
 
-  /** Renews the lease every `heartbeatMs` until stopped, or until a renewal finds it taken (then stops). */
-  function heartbeat(job: JobRow, token: string): () => Promise<void> {
+  /**
+   * Renews the lease every `heartbeatMs` until stopped, or until a renewal finds it taken (then stops). `leaseEnds`
+   * is when the lease last taken or renewed runs out.
+   */
+  function heartbeat(job: JobRow, token: string, claimedUntil: number) {
     let lost = false;
+    let until = claimedUntil;
     let beat: Promise<void> = Promise.resolve();
     const renew = async () => {
       if (lost) return;
       try {
-        if (await jobsStore.renew(db, job.id, token, clock() + leaseMs)) return;
+        const next = clock() + leaseMs;
+        if (await jobsStore.renew(db, job.id, token, next)) {
+          until = next;
+          return;
+        }
         lost = true;
         clearInterval(timer);
         log.warn({ job: job.id, kind: job.kind }, "job lease lost while running; another worker has it");
@@ -113,10 +128,35 @@ export function startQueueWorker(options: {
     const timer = setInterval(() => {
       beat = beat.then(renew);
     }, heartbeatMs);
-    return async () => {
-      clearInterval(timer);
-      await beat;
+    return {
+      leaseEnds: () => (lost ? 0 : until),
+      stop: async () => {
+        clearInterval(timer);
+        await beat;
+      },
     };
+  }
+
+  /**
+   * Runs a finish, and again while the database is away and the lease is still this worker's (FINISH_MARGIN_MS):
+   * the work is done (a mail accepted), only its record is missing. Past the lease it gives up: another worker may
+   * run the job again (at least once).
+   */
+  async function withinLease<T>(job: JobRow, leaseEnds: number, finish: () => Promise<T>): Promise<T> {
+    // The lease's clock may be a test's; the waiting is real time.
+    const giveUpAt = performance.now() + leaseEnds - clock() - FINISH_MARGIN_MS;
+    for (let wait = 100; ; wait = Math.min(2 * wait, 1_000)) {
+      try {
+        return await finish();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || performance.now() + wait > giveUpAt) throw err;
+        logFailure(log, err, "job finish failed", {
+          fields: { job: job.id },
+          unavailable: "job finish waits for the database",
+        });
+        await sleep(wait);
+      }
+    }
   }
 
   async function finishDone(job: JobRow, kind: JobKind, payload: unknown, token: string): Promise<boolean> {
@@ -150,7 +190,7 @@ export function startQueueWorker(options: {
     const claimedAt = clock();
     const token = randomUUID();
     if (!(await jobsStore.claim(db, job.id, claimedAt, claimedAt + leaseMs, token, job.attempts))) return;
-    const stopBeating = heartbeat(job, token);
+    const lease = heartbeat(job, token, claimedAt + leaseMs);
     const payload: unknown = JSON.parse(job.payload);
     let failure: string | undefined;
     try {
@@ -158,10 +198,13 @@ export function startQueueWorker(options: {
     } catch (error) {
       failure = (error as Error).message;
     } finally {
-      await stopBeating();
+      await lease.stop();
     }
-    if (failure !== undefined) return finishFailed(job, kind, payload, token, failure);
-    if (await finishDone(job, kind, payload, token)) log.info({ job: job.id, kind: job.kind }, "job done");
+    const leaseEnds = lease.leaseEnds();
+    if (failure !== undefined)
+      return withinLease(job, leaseEnds, () => finishFailed(job, kind, payload, token, failure));
+    if (await withinLease(job, leaseEnds, () => finishDone(job, kind, payload, token)))
+      log.info({ job: job.id, kind: job.kind }, "job done");
     else log.warn({ job: job.id, kind: job.kind }, "job done after its lease was lost; another worker has it");
   }
 
