@@ -172,9 +172,16 @@ describe("system pages", () => {
     await page.route("**/api/session", (route) =>
       fail ? route.fulfill({ status: 503, contentType: "text/html", body: "<h1>Bad gateway</h1>" }) : route.continue(),
     );
+    // The passkey autofill waits for the session's answer: without it (and its CSRF token) the options call was
+    // refused 403, and a refusal reloads the page, which took the retry screen away (a flaky run in CI).
+    const passkeyCalls: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/api/sign-in/passkey/options")) passkeyCalls.push(request.url());
+    });
     await page.goto("/");
     await page.getByRole("heading", { name: "Oops... what a mess." }).waitFor();
     await page.getByText("An unexpected error occurred.").waitFor();
+    expect(passkeyCalls).toEqual([]);
     fail = false;
     await page.getByRole("button", { name: "Try again" }).click();
     await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor();

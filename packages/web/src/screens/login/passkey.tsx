@@ -5,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import type { z } from "zod/mini";
 import { ApiError, gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
+import { sessionAnswer } from "../../app/session.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
@@ -153,10 +154,15 @@ export function usePasskeySignIn(options: PasskeySignInOptions): { view: ReactNo
   useEffect(() => {
     if (!options.autofill) return;
     let live = true;
+    // After the session's answer, which carries the CSRF token the options call needs. When the session call failed,
+    // the retry screen is up: no autofill (a call without the token is refused, and a refusal reloads the page).
     const start = () =>
-      void autofillAvailable().then((available) => {
-        if (available && live) void run(true);
-      });
+      void Promise.all([autofillAvailable(), sessionAnswer()]).then(
+        ([available]) => {
+          if (available && live) void run(true);
+        },
+        () => undefined,
+      );
     const leave = () => autofill?.abort();
     const back = (event: PageTransitionEvent) => event.persisted && start();
     start();
