@@ -6,6 +6,7 @@ import {
   admin,
   baseUrl,
   createPerson,
+  holdBack,
   launch,
   PHONE,
   signIn,
@@ -31,22 +32,6 @@ const LONGEST_EMAIL = `${"q".repeat(64)}@${"a".repeat(63)}.${"b".repeat(63)}.${"
 const LONG_FIRST = "W".repeat(72);
 
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
-/**
- * Holds the page's requests to a URL back until `release()`, then lets them reach the real server: a slow network,
- * so the loading state can be seen. Nothing is answered in the server's place.
- */
-async function holdBack(page: Page, url: string | RegExp): Promise<() => void> {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route(url, async (route) => {
-    await held;
-    await route.continue();
-  });
-  return () => release();
-}
-
 /** "rgb(r, g, b)" of a #rrggbb colour, as getComputedStyle reports it. */
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
 

@@ -4,6 +4,7 @@ import { linkIn } from "../packages/server/test/smtp.ts";
 import {
   createPerson,
   expectAccessible,
+  holdBack,
   isFocused,
   REGISTER_PASSWORD,
   registerStepOne,
@@ -75,6 +76,22 @@ describe("registration", () => {
     expect(await isFocused(create)).toBe(true);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Check your email" }).waitFor();
+    await context.close();
+  });
+
+  it("moves on with Enter typed while the address is still being checked, once the check answers", async () => {
+    const { page, context } = await visit(fx.browser, "/register", {}, fx.service.baseUrl);
+    // The address's check (on leaving the field) answers only after the password is typed and Enter pressed:
+    // a slow server. A disabled Continue would swallow that Enter (implicit submission needs its default button).
+    const release = await holdBack(page, "**/api/account/register/validate");
+    const checked = page.waitForRequest((r) => r.url().endsWith("/api/account/register/validate"));
+    await page.getByLabel("Email").fill(uniqueEmail("early"));
+    await page.keyboard.press("Tab");
+    await checked;
+    await page.keyboard.type(REGISTER_PASSWORD);
+    await page.keyboard.press("Enter");
+    release();
+    await page.getByRole("heading", { name: "Almost there", level: 1 }).waitFor();
     await context.close();
   });
 

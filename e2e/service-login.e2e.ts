@@ -9,6 +9,7 @@ import { clientsFileOf, type LoopbackApp, startLoopbackApp } from "./loopback-ap
 import {
   createPerson,
   expectAccessible,
+  holdBack,
   PHONE,
   registerStepOne,
   registerStepTwo,
@@ -235,14 +236,7 @@ describe("every way in, in the client's brand (issue #24 §2)", () => {
 
     // The mailed link opens in Enscape (held at the activation call to look), then the app gets its code.
     const link = linkIn(await fx.smtp.waitFor(email), "/account/activate/login");
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route("**/api/account/activation/login", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdBack(page, "**/api/account/activation/login");
     await page.goto(link.href);
     await page.getByText("Activating your account and signing you in...").waitFor();
     await expectBrand(page, "archviz");

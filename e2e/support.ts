@@ -227,6 +227,22 @@ export async function expectAccessible(page: Page): Promise<void> {
   if (report.length > 0) expect.fail(`axe on ${page.url()}:\n${report.join("\n")}`);
 }
 
+/**
+ * Holds the page's requests to a URL back until `release()`, then lets them reach the real server: a slow network,
+ * so a loading state can be seen or a person act before an answer. Nothing is answered in the server's place.
+ */
+export async function holdBack(page: Page, url: string | RegExp): Promise<() => void> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return () => release();
+}
+
 /** Whether the element has the keyboard focus right now. */
 export const isFocused = (locator: Locator): Promise<boolean> =>
   locator.evaluate((el) => el === document.activeElement);

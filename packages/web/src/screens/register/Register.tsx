@@ -67,15 +67,16 @@ export default function Register() {
     },
   });
   const { errors, isSubmitting } = form.formState;
-  const { emailCheck, setEmailCheck, checkEmail, passwordRefused } = useServerChecks(form);
+  const { emailCheck, setEmailCheck, checkEmail, emailChecked, passwordRefused } = useServerChecks(form);
   const password = form.watch("password") ?? "";
 
   const countries = useCountrySelect(i18n.language as Language, step === 2, form);
 
   const next = async () => {
-    if (emailCheck === "conflict" || advancing) return;
+    if (advancing) return;
     setAdvancing(true);
     try {
+      if ((await emailChecked(emailCheck)) === "conflict") return;
       if (!(await form.trigger([...STEP_FIELDS[1]]))) return;
       if (await passwordRefused(form.getValues("password"))) return;
       toStepTwo();
@@ -125,7 +126,9 @@ export default function Register() {
     navigate(routeUrl("REGISTER_COMPLETE", { return_to: returnTo ?? undefined }), { state: { email: values.email } });
   });
 
-  const busy = isSubmitting || redirecting || advancing || emailCheck === "checking";
+  // The address's check does not disable Continue: Enter typed while it runs would do nothing (a disabled default
+  // button blocks implicit submission); next() waits for the check instead.
+  const busy = isSubmitting || redirecting || advancing;
   const signInLink = routeUrl("LOGIN", { return_to: returnTo ?? undefined });
   const emailField = form.register("email", {
     onBlur: (e) => void checkEmail(e.target.value),

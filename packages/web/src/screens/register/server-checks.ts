@@ -1,5 +1,5 @@
 import { api, RegisterBody } from "@gatehouse/contract";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { z } from "zod/mini";
 import { gateway, isScreenFailure } from "../../api/index.ts";
 import { useScreenFailure } from "../../app/failure.tsx";
@@ -30,28 +30,51 @@ export function useServerChecks(form: FormApi<typeof RegisterForm>) {
   const fail = useScreenFailure();
   const [emailCheck, setEmailCheck] = useState<EmailCheck>("idle");
 
+  const pending = useRef<Promise<EmailCheck>>(undefined);
+
   /** Spec §5: the e-mail is checked on blur, by the server too (taken, invalid, corporate). */
-  const checkEmail = async (value: string) => {
+  const checkEmail = (value: string): Promise<EmailCheck> => {
+    const run = emailVerdict(value);
+    pending.current = run;
+    void run.finally(() => {
+      if (pending.current === run) pending.current = undefined;
+    });
+    return run;
+  };
+
+  const emailVerdict = async (value: string): Promise<EmailCheck> => {
+    const settle = (check: EmailCheck) => {
+      setEmailCheck(check);
+      return check;
+    };
     // Issue #25: an empty field passed through is not checked yet (the form's own rules say when it shows an error).
-    if (!value.trim()) return setEmailCheck("idle");
-    if (!(await form.trigger("email"))) return setEmailCheck("idle");
+    if (!value.trim()) return settle("idle");
+    if (!(await form.trigger("email"))) return settle("idle");
     setEmailCheck("checking");
     try {
       const answer = await gateway().call(api.registerValidate, { body: { email: value } });
+      // An answer about an address the person has since changed says nothing about the one in the field.
+      if (form.getValues("email") !== value) return "idle";
       if (answer.status === "conflict") {
-        setEmailCheck("conflict");
         form.setError("email", { type: "server", message: "validation.email.conflict" });
-      } else if (answer.status === "invalid") {
-        setEmailCheck("idle");
-        form.setError("email", { type: "server", message: answer.message ?? "validation.email.invalid" });
-      } else {
-        setEmailCheck(answer.corporate ? "corporate" : "ok");
+        return settle("conflict");
       }
+      if (answer.status === "invalid") {
+        form.setError("email", { type: "server", message: answer.message ?? "validation.email.invalid" });
+        return settle("idle");
+      }
+      return settle(answer.corporate ? "corporate" : "ok");
     } catch (error) {
-      setEmailCheck("idle");
       if (isScreenFailure(error)) fail(error);
+      return settle("idle");
     }
   };
+
+  /**
+   * What the address's check says once it has answered: Continue pressed (or Enter typed) while the check is
+   * under way waits for it, rather than being refused by a disabled button and lost.
+   */
+  const emailChecked = (current: EmailCheck): Promise<EmailCheck> => pending.current ?? Promise.resolve(current);
 
   /**
    * The rules only the server knows (a common password, say) before step 2, shown on the field as the
@@ -71,5 +94,5 @@ export function useServerChecks(form: FormApi<typeof RegisterForm>) {
     }
   };
 
-  return { emailCheck, setEmailCheck, checkEmail, passwordRefused };
+  return { emailCheck, setEmailCheck, checkEmail, emailChecked, passwordRefused };
 }
