@@ -265,6 +265,27 @@ describe("passkeys in Chromium (issue #26)", () => {
     await context.close();
   });
 
+  it("says nothing when the browser cannot run the e-mail field's passkey offer, and the button is still there", async () => {
+    const { page, context } = await visit(fx.browser, "about:blank", {}, fx.service.baseUrl);
+    // A browser that says it offers passkeys in autofill, then refuses the usernameless request (Chromium's
+    // headless shell does: "Resident credentials … not supported"); the flag says the refusal has happened.
+    await page.addInitScript(() => {
+      const get = navigator.credentials.get.bind(navigator.credentials);
+      navigator.credentials.get = (request) => {
+        if (request?.mediation !== "conditional") return get(request);
+        (window as { autofillRefused?: boolean }).autofillRefused = true;
+        return Promise.reject(new DOMException("Resident credentials are not supported", "NotSupportedError"));
+      };
+    });
+    await page.goto("/");
+    await page.waitForFunction(() => (window as { autofillRefused?: boolean }).autofillRefused === true);
+    // Two frames after the refusal, anything it would say is on the screen.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Sign in with a passkey" }).isEnabled()).toBe(true);
+    await context.close();
+  });
+
   it("shows the passkeys and the passkey button in the 7 brands on a phone and a desktop, axe-clean, by keyboard", async () => {
     const email = await person();
     const { page, context, authenticator } = await withPasskey(fx.service.baseUrl, email);

@@ -244,7 +244,11 @@ describe("each answer of the licence helper", () => {
       const { page, context } = await signedIn();
       const address = await tokenAddress(page);
       await page.clock.install();
+      // The page checks whose token it is before it calls the helper, with the same heading: the clock runs only
+      // once that check has answered, or its own time limit could end it first (then "Your session has ended").
+      const checked = page.waitForResponse((r) => r.url().endsWith("/api/studio/account"));
       await page.goto(address);
+      expect((await checked).status()).toBe(200);
       await heading(page, "Activating your licence");
       const unreachable = page.getByText("could not be reached", { exact: false });
       for (let i = 0; i < 10 && !(await unreachable.isVisible()); i++) await page.clock.runFor(12_000);

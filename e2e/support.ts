@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, expect, inject, onTestFailed, vi } from "vitest";
 import type { TestSmtp } from "../packages/server/test/smtp.ts";
-import { CHROMIUM, COMPILE_CACHE, runEnvironment, type Service, startService } from "./global.ts";
+import { CHROMIUM, COMPILE_CACHE, FULL_CHROMIUM, runEnvironment, type Service, startService } from "./global.ts";
 import { TEST_PASSWORDS } from "./passwords.ts";
 import { startTestSmtp } from "./run.ts";
 
@@ -53,7 +53,8 @@ export function devMail(
  */
 export function launch(options: { backForwardCache?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    // The headless shell has no back/forward cache (BackForwardCacheDisabledForDelegate): the desktop browser does.
+    executablePath: options.backForwardCache ? FULL_CHROMIUM : CHROMIUM,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ["--disable-back-forward-cache"] } : {}),
     args: [
       "--headless",

@@ -104,9 +104,8 @@ export async function buildApp(
       "the database is ahead of this release (a newer one is rolling out): running on it without migrating",
     );
   pool?.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost; reconnecting"));
-  // A connection ended while checked out (a database restart between a transaction's queries) emits 'error' on its
-  // client, where the pool listens only while it is idle: without a listener of its own that ends the process. Its
-  // query fails (503 to the caller); the node stays up.
+  // A connection ended while checked out (a database restart between a transaction's queries): logged for those
+  // opened from here on (openDatabase keeps every client's from ending the process). Its query fails (503).
   pool?.on("connect", (client) =>
     client.on("error", (error) => app.log.warn({ detail: error.message }, "database connection lost in use")),
   );

@@ -4,6 +4,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/store/db.ts";
 import { Client, expectErrorObject, freshPostgres, registrationBody } from "./harness.ts";
 import { admin, type GatehouseNode, startNode } from "./nodes.ts";
 import { type RunningPostgres, startPostgres } from "./postgres.ts";
@@ -91,6 +92,33 @@ describe("the database stopped and started again", () => {
       expect(node.alive()).toBe(true);
       // No stack trace left the process for a database that was merely away.
       expect(node.log()).not.toMatch(/Unhandled|uncaught/iu);
+    }
+  });
+});
+
+describe("a connection the database ends while a request holds it", () => {
+  it("fails that query and leaves the process running, though the connection was opened before anyone listened", async () => {
+    const url = await freshPostgres();
+    const { pool } = openDatabase(url);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      // Opened and back in the pool before the app exists, as the migrations' connection is at start-up.
+      await pool?.query("select 1");
+      const held = await (pool as pg.Pool).connect();
+      const { rows } = await held.query<{ pid: number }>("select pg_backend_pid() as pid");
+      // A restart's 57P01 "terminating connection due to administrator command", to this connection alone. Without
+      // a listener on the client, its `error` event is thrown out of the socket's handler: the process would end.
+      // Ended between the holder's queries (a transaction's request hashing a password, say): no query to fail.
+      const ended = new Promise((done) => held.once("end", done));
+      await other.query("select pg_terminate_backend($1)", [rows[0]?.pid]);
+      await ended;
+      await expect(held.query("select 1")).rejects.toThrow();
+      held.release(true);
+      expect((await (pool as pg.Pool).query("select 1 as one")).rows[0]?.one).toBe(1);
+    } finally {
+      await other.end();
+      await pool?.end();
     }
   });
 });

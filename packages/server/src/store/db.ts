@@ -53,6 +53,10 @@ export function openDatabase(url: string, timeouts: SessionTimeouts = {}): OpenD
     // administrator command") is an `error` event on the pool; unhandled, it would end the process (issue #14). The
     // pool has already discarded that client and opens a new one on the next query. The app also logs it.
     pool.on("error", () => {});
+    // One ended while checked out emits `error` on its client, where the pool listens only while it is idle: every
+    // client gets a listener of its own as it opens, or one opened before the app listened (the migrations' at
+    // start-up) ends the process when the database restarts under a request holding it. Its query fails (503).
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     kinds.set(db, "postgres");
     return { db, kind: "postgres", pool };

@@ -139,6 +139,10 @@ export function usePasskeySignIn(options: PasskeySignInOptions): { view: ReactNo
         if (isScreenFailure(failure)) return fail(failure);
         // The autofill's pending request ends when the button starts a modal one: nothing to say.
         if (isCancelled(failure)) return autofill ? undefined : setError("passkey.notCompleted");
+        // An autofill the browser could not run (one that offers conditional mediation yet refuses a usernameless
+        // request, as Chromium's headless shell does) is not the person's doing: they asked for nothing, and the
+        // button is there. Only the server's verdict on a passkey they chose is said.
+        if (autofill && !(failure instanceof ApiError)) return;
         setError(failure instanceof ApiError ? `errors.${failure.code}` : "passkey.failed");
       } finally {
         if (!autofill) setBusy(false);
