@@ -119,8 +119,12 @@ describe("the back/forward cache", () => {
         if (event.persisted) document.documentElement.dataset.restored = "yes";
       }),
     );
+    // The page is settled once the passkey autofill has its options (a request still under way when the page is
+    // left keeps it out of the cache: a person leaving within that moment gets a fresh load, which is fine).
+    const autofillReady = page.waitForResponse((r) => r.url().endsWith("/api/sign-in/passkey/options"));
     await page.goto("/");
     await page.getByRole("textbox", { name: "Username or email" }).waitFor();
+    await autofillReady;
     await page.goto("/account/recover");
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.goBack({ waitUntil: "commit" });

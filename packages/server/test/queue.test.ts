@@ -12,6 +12,7 @@ import { jobsStore } from "../src/store/jobs.ts";
 import { migrationProvider } from "../src/store/migrations/index.ts";
 import { outboxStore } from "../src/store/outbox.ts";
 import { type DatabaseName, describeDatabases, freshPostgres, tempDir, twoNodes } from "./harness.ts";
+import { refuseWrites } from "./refuse-writes.ts";
 
 /**
  * Issue #28: the one durable queue's lease. A claim's lease is short (30 s) and renewed by a heartbeat while the
@@ -108,14 +109,7 @@ describeDatabases(databases)("the queue's lease on %s", (_name, url) => {
         holder.close();
       };
     }
-    await sql`create or replace function database_away() returns trigger language plpgsql as $$
-      begin raise exception 'terminating connection due to administrator command' using errcode = '57P01'; end $$`.execute(
-      db,
-    );
-    await sql`create trigger database_away before update on jobs for each row execute function database_away()`.execute(
-      db,
-    );
-    return async () => void (await sql`drop trigger database_away on jobs`.execute(db));
+    return refuseWrites(db, { table: "jobs", event: "update", errcode: "57P01" });
   }
 
   it("records a finish the database refused once it is back, within the lease: no node runs the job again", async () => {

@@ -3,10 +3,15 @@ import { type Db, kindOf, openDatabase } from "../src/store/db.ts";
 
 /** A kind of write the database refuses; `update of password_hash` is an update that sets that column. */
 export interface Refusal {
-  table: "users" | "outbox" | "audit";
+  table: "users" | "outbox" | "audit" | "jobs";
   event: "insert" | "update" | "delete" | "update of password_hash";
   /** Only writes of this account's row (users only); other accounts are untouched. */
   email?: string;
+  /**
+   * PostgreSQL only: the SQLSTATE the refusal carries, e.g. 57P01 (admin_shutdown), what a restart's connections
+   * get, so the server sees the database away rather than a broken statement. Without it, P0001 (raise_exception).
+   */
+  errcode?: string;
 }
 
 /** The message of the refused statement's error. */
@@ -18,13 +23,14 @@ export const REFUSED = "injected failure";
  * statement inside a transaction after its earlier statements ran, and the e2e suite to make a service answer a
  * genuine 500. (A held lock would not do: since issue #28 a wait past the busy or lock timeout answers 503.)
  */
-export async function refuseWrites(db: Db, { table, event, email }: Refusal): Promise<() => Promise<void>> {
+export async function refuseWrites(db: Db, { table, event, email, errcode }: Refusal): Promise<() => Promise<void>> {
   const postgres = kindOf(db) === "postgres";
   const when = email === undefined ? "" : `when (old.email = '${email.replaceAll("'", "''")}')`;
   if (postgres) {
+    const using = errcode === undefined ? "" : ` using errcode = '${errcode.replaceAll("'", "''")}'`;
     await sql
       .raw(`create or replace function refuse_write() returns trigger language plpgsql as $$
-      begin raise exception '${REFUSED}'; end $$`)
+      begin raise exception '${REFUSED}'${using}; end $$`)
       .execute(db);
     await sql
       .raw(
