@@ -9,6 +9,7 @@ import { sessionAnswer } from "../../app/session.ts";
 import { Alert } from "../../ui/Alert.tsx";
 import { Button } from "../../ui/Button.tsx";
 import { useT } from "../../ui/useT.ts";
+import styles from "./passkey.module.css";
 
 /**
  * Passkey sign-in (issue #26) on the sign-in page, a site's sign-in (/service_login) and the second-factor screen.
@@ -182,12 +183,12 @@ export function usePasskeySignIn(options: PasskeySignInOptions): { view: ReactNo
   }, []);
 
   const view = (
-    <>
+    <div className={styles.passkey}>
       {error ? <Alert kind="error">{tk(error)}</Alert> : null}
       <Button variant="secondary" busy={busy} disabled={options.disabled} onClick={() => void run(false)}>
         {options.label ?? t("passkey.signIn")}
       </Button>
-    </>
+    </div>
   );
   return { view, busy };
 }
