@@ -46,7 +46,9 @@ describe.each(BRAND_IDS)("the login page in the %s brand", (id) => {
     expect(await page.getByText("Start with 20 free credits").count()).toBe(brand.traits.promoCover ? 1 : 0);
     // The passkey button stands apart from Sign in above it (they touched).
     const [submit, passkey] = await Promise.all(
-      ["Sign in", "Sign in with a passkey"].map((name) => page.getByRole("button", { name, exact: true }).boundingBox()),
+      ["Sign in", "Sign in with a passkey"].map((name) =>
+        page.getByRole("button", { name, exact: true }).boundingBox(),
+      ),
     );
     expect((passkey?.y ?? 0) - ((submit?.y ?? 0) + (submit?.height ?? 0))).toBeGreaterThanOrEqual(8);
     await expectAccessible(page);
